@@ -1,0 +1,48 @@
+# The README's two commands: `make run` and `make test`. Both bootstrap .venv on a
+# fresh machine from pyproject.toml; nothing else needs to be installed first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+EVAL ?= ../shared/eval
+
+.PHONY: run test lint typecheck unit perf eval eval-es screenshots clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	@echo "harmwatch: type or paste a text, then Ctrl-D to classify it (harmwatch classify -)."
+	$(BIN)/harmwatch classify -
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test: lint typecheck unit
+
+perf: $(STAMP)
+	$(BIN)/python -m tests.perf.run --output perf-report.json
+
+eval: $(STAMP)
+	$(BIN)/harmwatch validate custom $(EVAL)/hatecheck/hatecheck_scoped.csv \
+		--text-col test_case --label-col eval_label --positive positive --negative negative \
+		--group-col functionality --markdown
+
+eval-es: $(STAMP)
+	$(BIN)/harmwatch validate custom $(EVAL)/mhc_es/mhc_spanish_scoped.csv \
+		--text-col test_case --label-col eval_label --positive positive --negative negative \
+		--group-col functionality --default-language es --markdown
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache perf-report.json

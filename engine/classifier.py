@@ -1,0 +1,546 @@
+"""The classification pipeline (SPEC section 2) and its explanation.
+
+``Classifier`` is built once from a loaded taxonomy and an amplifier and is then
+safe to share between threads: all per-text state lives in a ``_Work`` object.
+Every decision records which row and pattern fired, where, with what weight,
+and which cue suppressed what, so that an analyst can check it by eye.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from engine.amplification import AmplificationResult, Amplifier, NullAmplifier
+from engine.matcher import LanguageMatcher, Mention
+from engine.normalize import Normalized, normalize
+from engine.result import Classification, DogwhistleMatch, Signal, Suppression
+from engine.taxonomy import LoadedTaxonomy
+from engine.taxonomy_models import LANGUAGES
+
+# Sentence ends: terminal punctuation (with closing quotes/brackets) then space,
+# or a line break. Fixed, simple and linear, so the stdlib engine is safe here.
+_SENTENCE_END = re.compile(r"[.!?\u061f\u3002]+[\"')\]]*(?:\s+|$)|\n+")
+_CLAUSE_PUNCT = re.compile(r"[;:\u061b]")
+_WORD = re.compile(r"\S+")
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """ISO-8601 UTC with microseconds and a Z, the one format used everywhere."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 of the text as submitted (lone surrogates kept via surrogatepass)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+class _Work:
+    """Per-text state, computed lazily because most texts never need it."""
+
+    __slots__ = ("_context", "_mentions", "_sentences", "matcher", "norm", "text")
+
+    def __init__(self, norm: Normalized, matcher: LanguageMatcher, context: str | None) -> None:
+        self.norm = norm
+        self.text = norm.text
+        self.matcher = matcher
+        self._context = context
+        self._sentences: list[int] | None = None
+        self._mentions: list[Mention] | None = None
+
+    def mentions(self) -> list[Mention]:
+        if self._mentions is None:
+            self._mentions = self.matcher.mentions(self.text)
+        return self._mentions
+
+    def sentence_starts(self) -> list[int]:
+        if self._sentences is None:
+            starts = [0]
+            for match in _SENTENCE_END.finditer(self.text):
+                if match.end() < len(self.text):
+                    starts.append(match.end())
+            self._sentences = starts
+        return self._sentences
+
+    def sentence_of(self, pos: int) -> int:
+        return bisect.bisect_right(self.sentence_starts(), pos) - 1
+
+    def sentence_range(self, first: int, last: int) -> tuple[int, int]:
+        starts = self.sentence_starts()
+        first = max(first, 0)
+        last = min(last, len(starts) - 1)
+        end = starts[last + 1] if last + 1 < len(starts) else len(self.text)
+        return starts[first], end
+
+    def context_mentions(self) -> list[Mention]:
+        if not self._context:
+            return []
+        return self.matcher.mentions(normalize(self._context).text)
+
+
+class Classifier:
+    """A taxonomy compiled for classification, plus the optional amplifier."""
+
+    def __init__(
+        self,
+        taxonomy: LoadedTaxonomy,
+        *,
+        amplifier: Amplifier | None = None,
+        max_text_chars: int | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.taxonomy = taxonomy
+        self.root = taxonomy.root
+        self.amplifier: Amplifier = amplifier or NullAmplifier()
+        self.max_text_chars = max_text_chars or self.root.max_text_chars
+        self._clock = clock or _utc_now
+        self._matchers: dict[str, LanguageMatcher] = {}
+        self._lock = threading.Lock()
+        self._threshold = self.root.decision_threshold
+        self._no_amplification = AmplificationResult(
+            factor=1.0, provider=None, model_version=None, skipped_reason="not_configured"
+        )
+
+    # -- languages -------------------------------------------------------------
+    def matcher(self, code: str) -> LanguageMatcher:
+        """The compiled matcher for a language, built on first use."""
+        found = self._matchers.get(code)
+        if found is not None:
+            return found
+        with self._lock:
+            found = self._matchers.get(code)
+            if found is None:
+                found = LanguageMatcher(self.taxonomy, code)
+                self._matchers[code] = found
+        return found
+
+    def warm(self, languages: Iterable[str] = LANGUAGES) -> None:
+        """Compile the given languages now instead of on their first text."""
+        for code in languages:
+            self.matcher(code)
+
+    def resolve_language(self, language: str | None) -> tuple[str, str | None]:
+        """The language to use and, for an unknown code, the fallback note."""
+        if language is None:
+            return self.root.default_language, None
+        code = language.strip().lower().replace("_", "-").split("-", 1)[0]
+        if code in self.root.languages:
+            return code, None
+        fallback = self.root.default_language
+        return fallback, f" Language '{language}' not recognized; fell back to {fallback}."
+
+    # -- validation ------------------------------------------------------------
+    def check_input(self, text: object, context: object, language: object) -> None:
+        """Raise TypeError/ValueError naming the field and the limit."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a string, not {type(text).__name__}")
+        if not text.strip():
+            raise ValueError("text must not be empty (1 to %d characters)" % self.max_text_chars)
+        if len(text) > self.max_text_chars:
+            raise ValueError(
+                f"text is {len(text)} characters; the limit is {self.max_text_chars} "
+                "(HARMWATCH_MAX_TEXT_CHARS)"
+            )
+        if context is not None:
+            if not isinstance(context, str):
+                raise TypeError(f"context must be a string or None, not {type(context).__name__}")
+            if len(context) > self.max_text_chars:
+                raise ValueError(
+                    f"context is {len(context)} characters; the limit is {self.max_text_chars} "
+                    "(HARMWATCH_MAX_TEXT_CHARS)"
+                )
+        if language is not None and not isinstance(language, str):
+            raise TypeError(f"language must be a string or None, not {type(language).__name__}")
+
+    # -- the pipeline ----------------------------------------------------------
+    def classify(
+        self, text: str, *, context: str | None = None, language: str | None = None
+    ) -> Classification:
+        """Classify one text; see SPEC section 2 for the steps."""
+        self.check_input(text, context, language)
+        code, fallback_note = self.resolve_language(language)
+        matcher = self.matcher(code)
+        norm = normalize(text)
+        hits = matcher.scan(norm.text)
+        if hits.empty and not context:
+            return self._result(text, code, fallback_note, [], None, None)
+        work = _Work(norm, matcher, context)
+        signals: list[Signal] = []
+        coded_seen: DogwhistleMatch | None = None
+        for index in hits.patterns:
+            signals.extend(self._pattern_signals(work, index))
+        for index in hits.coded:
+            found, coded = self._coded_signals(work, index)
+            signals.extend(found)
+            if coded_seen is None and coded is not None:
+                coded_seen = coded
+        if coded_seen is None:
+            coded_seen = self._coded_anchor(work, signals)
+        first_mention = None
+        if hits.anchors or coded_seen is not None:
+            first_mention = next((m for m in work.mentions() if m.kind != "modifier"), None)
+        return self._result(text, code, fallback_note, signals, first_mention, coded_seen, work)
+
+    # -- signals ---------------------------------------------------------------
+    def _pattern_signals(self, work: _Work, index: int) -> list[Signal]:
+        info = work.matcher.patterns[index]
+        row = info.row
+        out: list[Signal] = []
+        regex = info.regex()
+        groups = regex.groupindex
+        m_group = groups["m"]
+        t_group = groups["t"]
+        for match in work.matcher.pattern_matches(index, work.text):
+            start, end = match.span(m_group)
+            t_span = match.span(t_group)
+            target = self._resolve_target(work, t_span)
+            if target is None and self.root.require_target_present:
+                continue
+            fillers = [match.span(groups[name]) for name in info.filler_groups]
+            suppression = self._suppression(work, row.id, start, end, [t_span, *fillers])
+            o_start, o_end = work.norm.to_original(start, end)
+            out.append(
+                Signal(
+                    row_id=row.id,
+                    harm_mechanism=row.mechanism,
+                    weight=row.weight,
+                    score=row.weight,
+                    matched_text=work.norm.original[o_start:o_end],
+                    span=(o_start, o_end),
+                    source="pattern",
+                    pattern_id=info.pattern_id,
+                    severity=info.severity,
+                    identity_axis=target.anchor.identity_axis if target else None,
+                    target_type=target.anchor.target_type if target else None,
+                    suppressed_by=suppression,
+                )
+            )
+        return out
+
+    def _coded_signals(
+        self, work: _Work, index: int
+    ) -> tuple[list[Signal], DogwhistleMatch | None]:
+        coded = work.matcher.coded[index]
+        entry = coded.entry
+        row = self.taxonomy.row(entry.row)
+        out: list[Signal] = []
+        first: DogwhistleMatch | None = None
+        group = coded.regex.groupindex["m"]
+        pos = 0
+        while True:
+            match = coded.regex.search(work.text, pos)
+            if match is None:
+                break
+            start, end = match.span(group)
+            pos = end if end > pos else pos + 1
+            o_start, o_end = work.norm.to_original(start, end)
+            if first is None:
+                first = DogwhistleMatch(
+                    term=work.norm.original[o_start:o_end],
+                    canonical=entry.canonical,
+                    meaning=entry.meaning,
+                    identity_axis=entry.identity_axis,
+                    row_id=entry.row,
+                    span=(o_start, o_end),
+                )
+            target = self._coded_target(work, start, end, entry.names_group)
+            if target is None and self.root.require_target_present:
+                continue
+            suppression = self._suppression(work, row.id, start, end, [])
+            out.append(
+                Signal(
+                    row_id=row.id,
+                    harm_mechanism=row.mechanism,
+                    weight=entry.weight,
+                    score=entry.weight,
+                    matched_text=work.norm.original[o_start:o_end],
+                    span=(o_start, o_end),
+                    source="dogwhistle",
+                    pattern_id=f"{row.id}:dw:{entry.id}",
+                    severity=coded.severity,
+                    identity_axis=target.anchor.identity_axis if target else None,
+                    target_type=target.anchor.target_type if target else None,
+                    suppressed_by=suppression,
+                )
+            )
+        return out, first
+
+    def _coded_anchor(self, work: _Work, signals: list[Signal]) -> DogwhistleMatch | None:
+        """A coded group name used as a pattern's target counts as a dogwhistle match."""
+        if not work.matcher.coded:
+            return None
+        for mention in work.mentions():
+            entry = mention.anchor.coded
+            if entry is None:
+                continue
+            o_start, o_end = work.norm.to_original(mention.start, mention.end)
+            return DogwhistleMatch(
+                term=work.norm.original[o_start:o_end],
+                canonical=entry.canonical,
+                meaning=entry.meaning,
+                identity_axis=entry.identity_axis,
+                row_id=entry.row,
+                span=(o_start, o_end),
+            )
+        return None
+
+    def _coded_target(self, work: _Work, start: int, end: int, names_group: bool) -> Mention | None:
+        mentions = [m for m in work.mentions() if m.kind != "modifier"]
+        if names_group:
+            inside = [m for m in mentions if m.start <= start and m.end >= end]
+            if inside:
+                return inside[0]
+        ordinary = [m for m in mentions if m.anchor.coded is None]
+        if not ordinary:
+            return None
+        return min(ordinary, key=lambda m: abs(m.start - start))
+
+    def _resolve_target(self, work: _Work, t_span: tuple[int, int]) -> Mention | None:
+        """The group a target slot names, or the group a pronoun there refers to."""
+        t_start, t_end = t_span
+        mentions = work.mentions()
+        for mention in mentions:
+            if mention.start >= t_start and mention.end <= t_end:
+                return mention
+        candidates = [m for m in mentions if m.kind != "modifier"]
+        windows = self.root.windows
+        sentence = work.sentence_of(t_start)
+        # Back: nearest mention before the slot, within the window of sentences.
+        back_start, _ = work.sentence_range(sentence - windows.reference_sentences_back, sentence)
+        before = [m for m in candidates if back_start <= m.start and m.end <= t_start]
+        if before:
+            return before[-1]
+        context = [m for m in work.context_mentions() if m.kind != "modifier"]
+        if context:
+            return context[-1]
+        # Forward: "We should shoot them. They're just X after all."
+        _, fwd_end = work.sentence_range(sentence, sentence + windows.reference_sentences_forward)
+        after = [m for m in candidates if t_end <= m.start and m.end <= fwd_end]
+        return after[0] if after else None
+
+    # -- suppression -----------------------------------------------------------
+    def _suppression(
+        self,
+        work: _Work,
+        row_id: str,
+        start: int,
+        end: int,
+        inner: list[tuple[int, int]],
+    ) -> Suppression | None:
+        return (
+            self._negation(work, start, inner)
+            or self._counter_speech(work, start, end)
+            or self._benign(work, row_id, start, end)
+        )
+
+    def _negation(
+        self, work: _Work, start: int, inner: list[tuple[int, int]]
+    ) -> Suppression | None:
+        matcher = work.matcher
+        text = work.text
+        sentence_start, sentence_end = work.sentence_range(
+            work.sentence_of(start), work.sentence_of(start)
+        )
+        clause_start = sentence_start
+        for punct in _CLAUSE_PUNCT.finditer(text, sentence_start, start):
+            clause_start = punct.end()
+        for _, brk_end in matcher.clause_breaks.find_all(text, clause_start, start):
+            clause_start = max(clause_start, brk_end)
+        window_start = self._last_words_start(
+            text, clause_start, start, self.root.windows.negation_words_before
+        )
+        regions = [(window_start, start), *[(s, e) for s, e in inner if e > s]]
+        exceptions = list(matcher.negation_exceptions.find_all(text, sentence_start, sentence_end))
+        for r_start, r_end in regions:
+            for cue_start, cue_end in matcher.negation.find_all(text, r_start, r_end):
+                if any(x_start <= cue_start and cue_end <= x_end for x_start, x_end in exceptions):
+                    continue
+                o_span = work.norm.to_original(cue_start, cue_end)
+                return Suppression("negation", work.norm.original[o_span[0] : o_span[1]], o_span)
+        return None
+
+    @staticmethod
+    def _last_words_start(text: str, lower: int, upper: int, count: int) -> int:
+        if count <= 0:
+            return upper
+        starts = [m.start() for m in _WORD.finditer(text, lower, upper)]
+        if len(starts) <= count:
+            return lower
+        return starts[-count]
+
+    def _counter_speech(self, work: _Work, start: int, end: int) -> Suppression | None:
+        matcher = work.matcher
+        sentence = work.sentence_of(start)
+        reach = self.root.windows.counter_speech_sentences
+        scope_start, scope_end = work.sentence_range(sentence - reach, work.sentence_of(end) + reach)
+        condemnation = matcher.condemnation.first(work.text, scope_start, scope_end)
+        if condemnation is None:
+            return None
+        reporting = self._quoted(work.text, start, scope_start)
+        if reporting is None:
+            reporting = matcher.reporting.first(work.text, scope_start, scope_end)
+        if reporting is None:
+            return None
+        cue_start = min(reporting[0], condemnation[0])
+        cue_end = max(reporting[1], condemnation[1])
+        o_rep = work.norm.to_original(*reporting)
+        o_con = work.norm.to_original(*condemnation)
+        original = work.norm.original
+        cue = f"{original[o_rep[0] : o_rep[1]]} … {original[o_con[0] : o_con[1]]}"
+        return Suppression("counter_speech", cue, work.norm.to_original(cue_start, cue_end))
+
+    @staticmethod
+    def _quoted(text: str, start: int, scope_start: int) -> tuple[int, int] | None:
+        """The opening quotation mark if the match sits inside a quotation."""
+        if text.count('"', scope_start, start) % 2 == 0:
+            return None
+        opening = text.rfind('"', scope_start, start)
+        return opening, opening + 1
+
+    def _benign(self, work: _Work, row_id: str, start: int, end: int) -> Suppression | None:
+        if not work.matcher.benign:
+            return None
+        reach = self.root.windows.benign_words
+        text = work.text
+        lo = self._last_words_start(text, 0, start, reach)
+        hi_words = [m.end() for m in _WORD.finditer(text, end)][:reach]
+        hi = hi_words[-1] if hi_words else end
+        for _benign_id, rows, finder in work.matcher.benign:
+            if row_id not in rows:
+                continue
+            found = finder.first(text, lo, hi)
+            if found is not None:
+                o_span = work.norm.to_original(*found)
+                original = work.norm.original
+                return Suppression("benign_context", original[o_span[0] : o_span[1]], o_span)
+        return None
+
+    # -- decision --------------------------------------------------------------
+    def _result(
+        self,
+        text: str,
+        code: str,
+        fallback_note: str | None,
+        signals: list[Signal],
+        first_mention: Mention | None,
+        coded: DogwhistleMatch | None,
+        work: _Work | None = None,
+    ) -> Classification:
+        root = self.root
+        unique: dict[tuple[str, tuple[int, int]], Signal] = {}
+        for signal in signals:
+            unique.setdefault((signal.row_id, signal.span), signal)
+        ordered = sorted(unique.values(), key=lambda s: (s.span[0], s.row_id, s.span[1]))
+        surviving = [s for s in ordered if s.suppressed_by is None]
+        suppressed = [s for s in ordered if s.suppressed_by is not None]
+        amplification = self._no_amplification
+        if surviving and not isinstance(self.amplifier, NullAmplifier) and work is not None:
+            spans = [
+                work.norm.to_original(m.start, m.end)
+                for m in work.mentions()
+                if m.kind != "modifier"
+            ]
+            amplification = self.amplifier.amplify(text, code, spans)
+        factor = amplification.factor
+        if factor != 1.0:
+            surviving = [_rescore(s, factor) for s in surviving]
+        winner = (
+            min(surviving, key=lambda s: (-s.score, s.severity, s.row_id, s.span[0]))
+            if surviving
+            else None
+        )
+        threshold = self._threshold
+        harmful = winner is not None and winner.score >= threshold
+        language_confidence = root.languages[code].confidence
+        if winner is not None and harmful:
+            mechanism = root.mechanisms[winner.harm_mechanism]  # type: ignore[index]
+            rationale = (
+                f"HARM DETECTED: {winner.harm_mechanism} targeting {winner.identity_axis}. "
+                f"Confidence {winner.score:.3f} >= threshold {threshold:.3f}. "
+                f"Matched row {winner.row_id}."
+            )
+            result_axis, result_type = winner.identity_axis, winner.target_type
+            category, guidance = mechanism.category, mechanism.guidance
+            severity = mechanism.severity
+            confidence = round(winner.score, 3)
+        else:
+            rationale = self._no_harm_reason(
+                winner, suppressed, first_mention, threshold
+            )
+            if winner is not None:
+                result_axis, result_type = winner.identity_axis, winner.target_type
+            elif first_mention is not None:
+                result_axis = first_mention.anchor.identity_axis
+                result_type = first_mention.anchor.target_type
+            else:
+                result_axis = result_type = None
+            category, guidance, severity = "none", None, 0
+            confidence = round(winner.score, 3) if winner is not None else 0.0
+        if fallback_note:
+            rationale += fallback_note
+        return Classification(
+            is_harmful=harmful,
+            harm_category=category,
+            confidence=confidence,
+            target_type=result_type,
+            identity_axis=result_axis,
+            harm_mechanism=winner.harm_mechanism if harmful and winner else None,
+            signals_matched=tuple(surviving),
+            signals_suppressed=tuple(suppressed),
+            decision_rationale=rationale,
+            taxonomy_version=root.version,
+            language=code,
+            language_confidence=language_confidence,
+            dogwhistle_matched=coded,
+            counter_narrative_guidance=guidance,
+            content_hash=content_hash(text),
+            matched_pattern=winner.pattern_id if harmful and winner else None,
+            amplification=amplification,
+            timestamp=format_timestamp(self._clock()),
+            severity=severity,
+        )
+
+    @staticmethod
+    def _no_harm_reason(
+        winner: Signal | None,
+        suppressed: list[Signal],
+        first_mention: Mention | None,
+        threshold: float,
+    ) -> str:
+        if winner is not None:
+            return f"NO HARM: Confidence {winner.score:.3f} < threshold {threshold:.3f}."
+        if suppressed:
+            reasons = []
+            for signal in suppressed:
+                assert signal.suppressed_by is not None
+                reason = f"{signal.suppressed_by.reason} ('{signal.suppressed_by.cue}')"
+                if reason not in reasons:
+                    reasons.append(reason)
+            count = len(suppressed)
+            noun = "match" if count == 1 else "matches"
+            return f"NO HARM: all {count} {noun} suppressed by {', '.join(reasons)}."
+        if first_mention is None:
+            return "NO HARM: no identity-group target found."
+        return (
+            "NO HARM: no harm pattern matched for the "
+            f"{first_mention.anchor.identity_axis} target."
+        )
+
+
+def _rescore(signal: Signal, factor: float) -> Signal:
+    return replace(signal, score=round(min(signal.weight * factor, 1.0), 3))

@@ -1,0 +1,181 @@
+"""Text normalization with a map back to the original offsets.
+
+Matching runs on a folded copy of the text (case, diacritics, zero-width and bidi
+controls, Arabic letter variants, spaced-out letters), but analysts must see the
+spans of what was actually written, so every normalized character remembers
+the index of the original character it came from.
+
+Leetspeak digits and homoglyphs are *not* folded here: patterns are widened with
+character classes at compile time instead (see ``engine.patterns``), which keeps
+numbers intact for coded terms such as "88" and costs nothing per text.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import re2
+
+# Zero-width characters, bidi embeddings/isolates/marks and the BOM: invisible
+# characters used to split words past keyword filters.
+_INVISIBLE = frozenset(
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u200b\u200c\u200d"
+    "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067"
+    "\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f\u3164\ufe00\ufe01\ufe02\ufe03\ufe04"
+    "\ufe05\ufe06\ufe07\ufe08\ufe09\ufe0a\ufe0b\ufe0c\ufe0d\ufe0e\ufe0f\ufeff\uffa0"
+)
+
+# Letter variants that people use interchangeably, folded so one pattern covers
+# all spellings: Arabic hamza/alef/taa-marbuta/yaa forms and tatweel, Persian
+# letters common in Arabic-script text, Hausa hooked letters, typographic
+# quotes and dashes.
+_EXTRA_FOLDS: dict[str, str] = {
+    "أ": "ا",
+    "إ": "ا",
+    "آ": "ا",
+    "ٱ": "ا",
+    "ى": "ي",
+    "ة": "ه",
+    "ؤ": "و",
+    "ئ": "ي",
+    "ک": "ك",
+    "ی": "ي",
+    "ـ": "",
+    "ɓ": "b",
+    "ɗ": "d",
+    "ƙ": "k",
+    "ƴ": "y",
+    "ʼ": "'",
+    "‘": "'",
+    "’": "'",
+    "‛": "'",
+    "`": "'",
+    "´": "'",
+    "“": '"',
+    "”": '"',
+    "„": '"',
+    "«": '"',
+    "»": '"',
+    "‹": "'",
+    "›": "'",
+    "‐": "-",
+    "‑": "-",
+    "‒": "-",
+    "–": "-",
+    "—": "-",
+    "―": "-",
+    "−": "-",
+}
+
+# Three or more single letters joined by one separator: "k i l l", "s.c.u.m".
+_SPACED = re2.compile(r"(?:^|[^\pL\pN])((?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$])(?:[^\pL\pN]|$)")
+_SEPARATORS = frozenset(" .-_*")
+
+
+@lru_cache(maxsize=65536)
+def fold_char(ch: str) -> str:
+    """Fold one character to its matching form ('' when it carries nothing)."""
+    if ch in _INVISIBLE:
+        return ""
+    extra = _EXTRA_FOLDS.get(ch)
+    if extra is not None:
+        return extra
+    if ch.isspace():
+        return " "
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf") and ch not in "\t\n\r":
+        return ""
+    folded = unicodedata.normalize("NFKC", ch).casefold()
+    decomposed = unicodedata.normalize("NFKD", folded)
+    out = []
+    for part in decomposed:
+        if unicodedata.category(part) in ("Mn", "Me"):
+            continue
+        out.append(_EXTRA_FOLDS.get(part, part))
+    return "".join(out)
+
+
+def fold_literal(text: str) -> str:
+    """Fold a pattern literal the same way texts are folded, so both sides agree."""
+    return "".join(fold_char(ch) for ch in text)
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """A normalized text and, where it differs in length, the offset map.
+
+    ``offsets[i]`` is the index in the original text of normalized character
+    ``i``; ``None`` means the mapping is the identity (the common ASCII case),
+    which saves building a list for most texts.
+    """
+
+    text: str
+    original: str
+    offsets: tuple[int, ...] | None
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """Map a normalized [start, end) span to the original text."""
+        if self.offsets is None:
+            return start, end
+        if start >= len(self.offsets):
+            return len(self.original), len(self.original)
+        o_start = self.offsets[start]
+        o_end = self.offsets[end - 1] + 1 if end > start else o_start
+        return o_start, o_end
+
+
+def normalize(text: str) -> Normalized:
+    """Fold ``text`` for matching; see the module docstring for what is folded."""
+    if text.isascii():
+        lowered = text.lower()
+        if _SPACED.search(lowered) is None:
+            return Normalized(lowered, text, None)
+        return _join_spaced(lowered, text, list(range(len(text))))
+    chars: list[str] = []
+    offsets: list[int] = []
+    for index, ch in enumerate(text):
+        folded = fold_char(ch) if not ch.isascii() else ch.lower()
+        if not folded:
+            continue
+        chars.append(folded)
+        if len(folded) == 1:
+            offsets.append(index)
+        else:
+            offsets.extend([index] * len(folded))
+    joined = "".join(chars)
+    if _SPACED.search(joined) is not None:
+        return _join_spaced(joined, text, offsets)
+    if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
+        return Normalized(joined, text, None)
+    return Normalized(joined, text, tuple(offsets))
+
+
+def _identity(offsets: list[int]) -> bool:
+    return all(i == o for i, o in enumerate(offsets))
+
+
+def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:
+    """Remove the separators inside runs of spaced-out single letters."""
+    keep_chars: list[str] = []
+    keep_offsets: list[int] = []
+    cursor = 0
+    pos = 0
+    while True:
+        match = _SPACED.search(folded, pos)
+        if match is None:
+            break
+        start, end = match.span(1)
+        keep_chars.append(folded[cursor:start])
+        keep_offsets.extend(offsets[cursor:start])
+        for i in range(start, end):
+            if folded[i] in _SEPARATORS and (i - start) % 2 == 1:
+                continue
+            keep_chars.append(folded[i])
+            keep_offsets.append(offsets[i])
+        cursor = end
+        pos = end
+    keep_chars.append(folded[cursor:])
+    keep_offsets.extend(offsets[cursor:])
+    return Normalized("".join(keep_chars), original, tuple(keep_offsets))

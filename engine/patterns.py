@@ -1,0 +1,308 @@
+"""Compiling the taxonomy's pattern language into RE2 expressions.
+
+Authors write short, readable patterns ("{T} are {F}{VERMIN}"); this module
+expands the slots and lexicon macros, folds literals like the text is folded,
+widens letters to their leetspeak/homoglyph classes and adds one-edit typo
+spellings, so that obfuscation is handled once, at load time, instead of by
+per-text rewriting. It also derives each pattern's *dispatch* form: the same
+pattern with the target slot replaced by a wildcard, small enough that all
+patterns of a language fit in one ``re2.Set`` scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.normalize import fold_char, fold_literal
+from engine.taxonomy_models import MACRO_NAME, LexiconEntry, Obfuscation
+
+WORD = r"[\pL\pN]"
+NOT_WORD = r"[^\pL\pN]"
+_CLASS_SPECIAL = frozenset("\\]^-[")
+_REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
+_QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
+# A "simple" term: plain words with at most an optional one-letter suffix or an
+# optional (?:a|b) suffix group, which is what typo spellings can be made from.
+_SIMPLE_TERM = re.compile(r"^([^\W\d_](?:[\w' -]*\w)?)(?:\(\?:([\w'|]+)\)(\?)?|(\w)\?)?$")
+
+
+def _fold_class(inner: str) -> str:
+    """Fold the literal members of a character class, leaving escapes alone."""
+    out: list[str] = []
+    k = 0
+    while k < len(inner):
+        ch = inner[k]
+        if ch == "\\":
+            step = 3 if inner[k + 1 : k + 2] in ("p", "P") else 2
+            if inner[k + 1 : k + 3] in ("p{", "P{"):
+                step = inner.index("}", k) - k + 1
+            out.append(inner[k : k + step])
+            k += step
+            continue
+        folded = fold_char(ch) if not ch.isascii() else ch.lower()
+        out.append(folded if len(folded) == 1 else ch)
+        k += 1
+    return "".join(out)
+
+
+class PatternError(ValueError):
+    """A pattern or lexicon entry that cannot be compiled; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSource:
+    """What the ``{T}`` and ``{TM}`` slots expand to, already compiled."""
+
+    groups: str  # alternation of every group-naming term
+    references: str  # alternation of pronouns / demonstratives
+    modifiers: str  # alternation of modifier forms (plus terms)
+    determiners: str | None
+    tail: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPattern:
+    """One pattern as a full RE2 source and as its cheap dispatch form."""
+
+    full: str
+    dispatch: str
+    filler_groups: tuple[str, ...]
+
+
+def _class_for(ch: str, classes: Mapping[str, str]) -> str:
+    extra = classes.get(ch)
+    if not extra:
+        return "\\" + ch if ch in _REGEX_SPECIAL else ch
+    members = []
+    for member in dict.fromkeys(ch + extra):
+        members.append("\\" + member if member in _CLASS_SPECIAL else member)
+    return "[" + "".join(members) + "]"
+
+
+def typo_variants(word: str, obfuscation: Obfuscation) -> set[str]:
+    """One-edit spellings of ``word`` that people type by accident or on purpose.
+
+    Only adjacent swaps and dropped vowels, never touching the first letter: the
+    edits seen in obfuscated hate ("klil", "Muslms", "deaht") without drifting
+    into unrelated short words.
+    """
+    out: set[str] = set()
+    if len(word) < obfuscation.typo_min_length or not word.isalpha():
+        return out
+    if obfuscation.typo_transpositions:
+        for i in range(1, len(word) - 1):
+            if word[i] != word[i + 1]:
+                out.add(word[:i] + word[i + 1] + word[i] + word[i + 2 :])
+    if obfuscation.typo_deletions:
+        for i in range(1, len(word)):
+            if word[i] in obfuscation.typo_deletable:
+                out.add(word[:i] + word[i + 1 :])
+    out.discard(word)
+    return out
+
+
+def concrete_forms(term: str) -> list[str] | None:
+    """Spell out a simple term's forms ("rats?" -> rat, rats); None if not simple."""
+    match = _SIMPLE_TERM.match(term)
+    if match is None:
+        return None
+    stem, group, group_optional, letter = match.groups()
+    if group is not None:
+        forms = [stem + part for part in group.split("|")]
+        return [stem, *forms] if group_optional else forms
+    if letter is not None:
+        return [stem, stem + letter]
+    return [stem]
+
+
+class PatternCompiler:
+    """Expands and widens patterns for one language pack."""
+
+    def __init__(
+        self,
+        *,
+        lexicon: Mapping[str, LexiconEntry],
+        obfuscation: Obfuscation,
+        filler_max_words: int,
+        context: str,
+    ) -> None:
+        self._lexicon = lexicon
+        self._obfuscation = obfuscation
+        self._classes = obfuscation.letter_classes
+        self._filler_max = filler_max_words
+        self._context = context
+        self._macro_cache: dict[str, str] = {}
+        self._expanding: list[str] = []
+        self._slots: SlotSource | None = None
+
+    def bind_slots(self, slots: SlotSource) -> None:
+        self._slots = slots
+
+    # -- terms -----------------------------------------------------------------
+    def terms(self, terms: Iterable[str], *, typo: bool, where: str) -> str:
+        """Compile a list of alternatives (lexicon entry or anchor terms)."""
+        parts: list[str] = []
+        for term in terms:
+            if not term.strip():
+                raise PatternError(f"{where}: empty term")
+            parts.append(self.translate(term, where=where, allow_slots=False))
+            if typo:
+                forms = concrete_forms(fold_literal(term))
+                for form in forms or ():
+                    for variant in sorted(self._phrase_variants(form)):
+                        parts.append(self.translate(variant, where=where, allow_slots=False))
+        unique = list(dict.fromkeys(parts))
+        return "(?:" + "|".join(unique) + ")"
+
+    def _phrase_variants(self, phrase: str) -> set[str]:
+        words = phrase.split(" ")
+        out: set[str] = set()
+        for index, word in enumerate(words):
+            for variant in typo_variants(word, self._obfuscation):
+                out.add(" ".join([*words[:index], variant, *words[index + 1 :]]))
+        return out
+
+    def macro(self, name: str, where: str) -> str:
+        cached = self._macro_cache.get(name)
+        if cached is not None:
+            return cached
+        entry = self._lexicon.get(name)
+        if entry is None:
+            raise PatternError(f"{where}: unknown lexicon entry {{{name}}}")
+        if name in self._expanding:
+            cycle = " -> ".join([*self._expanding, name])
+            raise PatternError(f"{where}: lexicon entries refer to each other in a cycle: {cycle}")
+        self._expanding.append(name)
+        try:
+            compiled = self.terms(entry.terms, typo=entry.typo, where=f"{self._context} lexicon {name}")
+        finally:
+            self._expanding.pop()
+        self._macro_cache[name] = compiled
+        return compiled
+
+    # -- patterns --------------------------------------------------------------
+    def compile(self, source: str, where: str) -> CompiledPattern:
+        """Compile one row pattern into its full and dispatch forms."""
+        slots = [m for m in re.findall(r"\{(T|TM)\}", source)]
+        if len(slots) != 1:
+            raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}} slot")
+        fillers: list[str] = []
+        body = self.translate(source, where=where, allow_slots=True, fillers=fillers)
+        dispatch = self.translate(source, where=where, allow_slots=True, dispatch=True)
+        full = f"(?:^|{NOT_WORD})(?P<m>{body})(?:{NOT_WORD}|$)"
+        return CompiledPattern(full=full, dispatch=dispatch, filler_groups=tuple(fillers))
+
+    def translate(
+        self,
+        source: str,
+        *,
+        where: str,
+        allow_slots: bool,
+        dispatch: bool = False,
+        fillers: list[str] | None = None,
+    ) -> str:
+        """Rewrite pattern source into RE2 syntax (see docs/taxonomy-format.md)."""
+        out: list[str] = []
+        i = 0
+        n = len(source)
+        while i < n:
+            ch = source[i]
+            if ch == "\\":
+                if i + 1 >= n:
+                    raise PatternError(f"{where}: trailing backslash")
+                if source[i + 1] in "pP" and i + 2 < n and source[i + 2] == "{":
+                    close = source.find("}", i + 2)
+                    if close < 0:
+                        raise PatternError(f"{where}: unterminated \\p{{...}}")
+                    out.append(source[i : close + 1])
+                    i = close + 1
+                elif source[i + 1] in "pP":
+                    out.append(source[i : i + 3])
+                    i += 3
+                elif source[i + 1] == "b" or source[i + 1] == "B":
+                    raise PatternError(
+                        f"{where}: \\b is ASCII-only in RE2; word boundaries are added for you"
+                    )
+                else:
+                    out.append(source[i : i + 2])
+                    i += 2
+            elif ch == "[":
+                j = i + 1
+                if j < n and source[j] == "^":
+                    j += 1
+                if j < n and source[j] == "]":
+                    j += 1
+                while j < n and source[j] != "]":
+                    j += 2 if source[j] == "\\" else 1
+                if j >= n:
+                    raise PatternError(f"{where}: unterminated character class")
+                inner = _fold_class(source[i + 1 : j])
+                out.append("[" + inner + "]")
+                i = j + 1
+            elif ch == "(" and source.startswith("(?", i):
+                if source.startswith("(?P", i) or source.startswith("(?<", i):
+                    raise PatternError(f"{where}: named groups are reserved; use (?:...)")
+                j = i + 2
+                while j < n and source[j] not in ":)":
+                    j += 1
+                out.append(source[i : j + 1])
+                i = j + 1
+            elif ch == "{":
+                close = source.find("}", i)
+                if close < 0:
+                    raise PatternError(f"{where}: unterminated {{")
+                inner = source[i + 1 : close]
+                if _QUANTIFIER.fullmatch(inner):
+                    out.append(source[i : close + 1])
+                elif inner in ("T", "TM"):
+                    if not allow_slots:
+                        raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
+                    out.append(self._slot(inner, dispatch))
+                elif inner == "F" or inner.startswith("F:"):
+                    if not allow_slots:
+                        raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
+                    words = self.macro(inner[2:], where) if inner.startswith("F:") else None
+                    out.append(self._filler(dispatch, fillers, words))
+                elif MACRO_NAME.match(inner):
+                    out.append(self.macro(inner, where))
+                else:
+                    raise PatternError(f"{where}: unknown placeholder {{{inner}}}")
+                i = close + 1
+            elif ch == " ":
+                while i < n and source[i] == " ":
+                    i += 1
+                out.append(r"\s*")
+            elif ch in ".^$*+?|()":
+                out.append(ch)
+                i += 1
+            else:
+                folded = fold_char(ch)
+                widened = "".join(_class_for(c, self._classes) for c in folded)
+                out.append(widened if len(folded) <= 1 else f"(?:{widened})")
+                i += 1
+        result = "".join(out)
+        return result
+
+    def _slot(self, kind: str, dispatch: bool) -> str:
+        if dispatch:
+            return r"(?s:.*?)"
+        if self._slots is None:
+            raise PatternError(f"{self._context}: slots used before anchors were compiled")
+        s = self._slots
+        if kind == "TM":
+            return f"(?P<t>{s.modifiers})"
+        det = f"(?:{s.determiners}\\s+)*" if s.determiners else ""
+        tail = f"(?:\\s*{s.tail})?" if s.tail else ""
+        return f"(?P<t>{det}(?:{s.groups}|{s.references}){tail})"
+
+    def _filler(self, dispatch: bool, fillers: list[str] | None, words: str | None) -> str:
+        """A run of 0..K words; ``words`` restricts them to a lexicon entry's terms."""
+        word = rf"{words}\s+" if words else r"[^\s.!?;:,\"]+\s+"
+        if dispatch:
+            return f"(?:{word}){{0,{self._filler_max}}}"
+        name = f"f{len(fillers) if fillers is not None else 0}"
+        if fillers is not None:
+            fillers.append(name)
+        return f"(?P<{name}>(?:{word}){{0,{self._filler_max}}})"

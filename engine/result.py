@@ -1,0 +1,132 @@
+"""The classification result and its parts (SPEC section 3).
+
+Plain slotted dataclasses rather than pydantic models: a result is built on the
+hot path of every classification, and the API layer owns the wire schema.
+``to_dict`` gives the exact field names of the contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.amplification import AmplificationResult
+
+SignalSource = Literal["pattern", "dogwhistle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """Why a matched signal was discarded: the reason, the cue and where it sits."""
+
+    reason: Literal["negation", "counter_speech", "benign_context"]
+    cue: str
+    cue_span: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "cue": self.cue, "cue_span": list(self.cue_span)}
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """One pattern or coded term that matched, linked to a target group."""
+
+    row_id: str
+    harm_mechanism: str
+    weight: float
+    score: float
+    matched_text: str
+    span: tuple[int, int]
+    source: SignalSource
+    pattern_id: str
+    severity: int
+    identity_axis: str | None
+    target_type: str | None
+    suppressed_by: Suppression | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "row_id": self.row_id,
+            "harm_mechanism": self.harm_mechanism,
+            "weight": self.weight,
+            "score": self.score,
+            "matched_text": self.matched_text,
+            "span": list(self.span),
+            "source": self.source,
+            "pattern_id": self.pattern_id,
+        }
+        if self.suppressed_by is not None:
+            out["suppressed_by"] = self.suppressed_by.to_dict()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DogwhistleMatch:
+    """A coded term found in the text, with its in-group meaning."""
+
+    term: str
+    canonical: str
+    meaning: str
+    identity_axis: str | None
+    row_id: str
+    span: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "term": self.term,
+            "canonical": self.canonical,
+            "meaning": self.meaning,
+            "identity_axis": self.identity_axis,
+            "row_id": self.row_id,
+            "span": list(self.span),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """The full, explainable decision for one text (every field always present)."""
+
+    is_harmful: bool
+    harm_category: str
+    confidence: float
+    target_type: str | None
+    identity_axis: str | None
+    harm_mechanism: str | None
+    signals_matched: tuple[Signal, ...]
+    signals_suppressed: tuple[Signal, ...]
+    decision_rationale: str
+    taxonomy_version: str
+    language: str
+    language_confidence: str
+    dogwhistle_matched: DogwhistleMatch | None
+    counter_narrative_guidance: str | None
+    content_hash: str
+    matched_pattern: str | None
+    amplification: AmplificationResult
+    timestamp: str
+    severity: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as the contract's JSON object (SPEC section 3)."""
+        return {
+            "is_harmful": self.is_harmful,
+            "harm_category": self.harm_category,
+            "confidence": self.confidence,
+            "target_type": self.target_type,
+            "identity_axis": self.identity_axis,
+            "harm_mechanism": self.harm_mechanism,
+            "signals_matched": [s.to_dict() for s in self.signals_matched],
+            "signals_suppressed": [s.to_dict() for s in self.signals_suppressed],
+            "decision_rationale": self.decision_rationale,
+            "taxonomy_version": self.taxonomy_version,
+            "language": self.language,
+            "language_confidence": self.language_confidence,
+            "dogwhistle_matched": (
+                self.dogwhistle_matched.to_dict() if self.dogwhistle_matched else None
+            ),
+            "counter_narrative_guidance": self.counter_narrative_guidance,
+            "content_hash": self.content_hash,
+            "matched_pattern": self.matched_pattern,
+            "amplification": self.amplification.to_dict(),
+            "timestamp": self.timestamp,
+        }

@@ -1,0 +1,98 @@
+"""The one settings class (SPEC section 8), built at each entry point and passed down.
+
+It lives in the engine package because every layer needs it and the engine is
+the layer that depends on nothing else; it only *describes* database and server
+settings, it never opens anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Environment (and .env) configuration; every field documents itself."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    tracking_db_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("TRACKING_DB_URL"),
+        description="Database URL for tracking; wins over DATABASE_URL.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("DATABASE_URL"),
+        description="Fallback database URL; default is an SQLite file in the user data dir.",
+    )
+    tracking_window: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        validation_alias=AliasChoices("TRACKING_WINDOW"),
+        description="Observations in the rolling window (taxonomy default 20).",
+    )
+    tracking_trend_delta: float | None = Field(
+        default=None,
+        gt=0.0,
+        le=4.0,
+        validation_alias=AliasChoices("TRACKING_TREND_DELTA"),
+        description="Severity difference that makes a trend (taxonomy default 0.5).",
+    )
+    taxonomy_path: Path | None = Field(
+        default=None,
+        validation_alias=AliasChoices("HARMWATCH_TAXONOMY"),
+        description="Taxonomy file to load instead of the shipped taxonomy_v1.yaml.",
+    )
+    max_text_chars: int = Field(
+        default=20_000,
+        ge=1,
+        le=1_000_000,
+        validation_alias=AliasChoices("HARMWATCH_MAX_TEXT_CHARS"),
+        description="Longest text (and context) accepted, in characters.",
+    )
+    store_text: bool = Field(
+        default=True,
+        validation_alias=AliasChoices("HARMWATCH_STORE_TEXT"),
+        description="Keep observation texts in the store (false keeps only hashes).",
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("HARMWATCH_API_KEY"),
+        description="When set, every API route but /health and the docs needs X-API-Key.",
+    )
+    text_analytics_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("TEXT_ANALYTICS_ENDPOINT"),
+        description="Azure AI Language endpoint for optional amplification.",
+    )
+    text_analytics_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("TEXT_ANALYTICS_KEY"),
+        description="Azure AI Language key.",
+    )
+    text_analytics_timeout_s: float | None = Field(
+        default=None,
+        gt=0.0,
+        le=30.0,
+        validation_alias=AliasChoices("TEXT_ANALYTICS_TIMEOUT_S"),
+        description="Overall deadline for one amplification call, in seconds (taxonomy default 2).",
+    )
+    signing_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("HARMWATCH_SIGNING_KEY"),
+        description="Key for signed chain checkpoints.",
+    )
+    log_text: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("HARMWATCH_LOG_TEXT"),
+        description="Log texts (default: logs carry the content hash only).",
+    )
+
+    @field_validator("text_analytics_endpoint", "tracking_db_url", "database_url")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        return value or None

@@ -1,0 +1,205 @@
+"""Loading and validating a taxonomy from disk.
+
+A taxonomy is data that analysts edit by hand, so a mistake must be reported in
+their terms: which file, which row, what is wrong. Loading checks the schema,
+the cross-references (patterns of unknown rows, benign cues for unknown rows)
+and that every pattern compiles, before anything is classified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import re2
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from engine.taxonomy_models import (
+    LANGUAGES,
+    DogwhistlePack,
+    LanguagePack,
+    Row,
+    Taxonomy,
+)
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+DEFAULT_TAXONOMY = Path(__file__).resolve().parent.parent / "taxonomy" / "taxonomy_v1.yaml"
+
+
+class TaxonomyError(ValueError):
+    """The taxonomy cannot be used; the message names the file, row and problem."""
+
+
+@dataclass(frozen=True)
+class LoadedTaxonomy:
+    """A validated taxonomy: the root file, its language packs and coded lexicon."""
+
+    path: Path
+    root: Taxonomy
+    packs: dict[str, LanguagePack]
+    dogwhistles: DogwhistlePack
+    digest: str
+
+    @property
+    def version(self) -> str:
+        return self.root.version
+
+    def row(self, row_id: str) -> Row:
+        return self._rows[row_id]
+
+    @property
+    def _rows(self) -> dict[str, Row]:
+        cached: dict[str, Row] | None = getattr(self, "_rows_cache", None)
+        if cached is None:
+            cached = {row.id: row for row in self.root.rows}
+            object.__setattr__(self, "_rows_cache", cached)
+        return cached
+
+
+def _read_yaml(path: Path) -> tuple[Any, bytes]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TaxonomyError(f"{path}: cannot read taxonomy file: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TaxonomyError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise TaxonomyError(f"{path}:{where} invalid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise TaxonomyError(f"{path}: expected a mapping at the top level")
+    return data, raw
+
+
+def _describe(path: Path, data: dict[str, Any], exc: ValidationError) -> TaxonomyError:
+    """Turn pydantic's error list into 'file: row X: field: problem' lines."""
+    lines = []
+    for error in exc.errors():
+        loc = list(error["loc"])
+        label = ".".join(str(part) for part in loc)
+        if len(loc) >= 2 and loc[0] in ("rows", "anchors", "entries", "benign"):
+            items = data.get(str(loc[0]))
+            index = loc[1]
+            if isinstance(items, list) and isinstance(index, int) and index < len(items):
+                item = items[index]
+                ident = item.get("id") if isinstance(item, dict) else None
+                kind = {"rows": "row", "anchors": "anchor", "entries": "entry"}.get(
+                    str(loc[0]), str(loc[0])
+                )
+                rest = ".".join(str(part) for part in loc[2:]) or "(item)"
+                label = f"{kind} {ident or index}: {rest}"
+        elif len(loc) >= 2 and loc[0] == "patterns":
+            label = f"row {loc[1]}: " + ".".join(str(part) for part in loc[2:])
+        lines.append(f"{path}: {label}: {error['msg']}")
+    return TaxonomyError("\n".join(lines))
+
+
+def _validate(model: type[ModelT], path: Path, data: dict[str, Any]) -> ModelT:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _describe(path, data, exc) from None
+
+
+def load_taxonomy(path: Path | str | None = None) -> LoadedTaxonomy:
+    """Load, validate and cross-check a taxonomy (default: the shipped v1)."""
+    root_path = Path(path) if path is not None else DEFAULT_TAXONOMY
+    data, raw = _read_yaml(root_path)
+    root = _validate(Taxonomy, root_path, data)
+    digest = hashlib.sha256(raw)
+    base = root_path.parent
+    packs: dict[str, LanguagePack] = {}
+    row_ids = {row.id for row in root.rows}
+    for code in LANGUAGES:
+        ref = root.languages[code]
+        pack_path = base / ref.file
+        pack_data, pack_raw = _read_yaml(pack_path)
+        digest.update(pack_raw)
+        pack = _validate(LanguagePack, pack_path, pack_data)
+        if pack.language != code:
+            raise TaxonomyError(f"{pack_path}: language is {pack.language!r}, expected {code!r}")
+        _check_pack(pack_path, pack, row_ids)
+        packs[code] = pack
+    dw_path = base / root.dogwhistles
+    dw_data, dw_raw = _read_yaml(dw_path)
+    digest.update(dw_raw)
+    dogwhistles = _validate(DogwhistlePack, dw_path, dw_data)
+    for entry in dogwhistles.entries:
+        if entry.row not in row_ids:
+            raise TaxonomyError(f"{dw_path}: entry {entry.id}: unknown row {entry.row}")
+    loaded = LoadedTaxonomy(
+        path=root_path, root=root, packs=packs, dogwhistles=dogwhistles, digest=digest.hexdigest()
+    )
+    _check_patterns_compile(loaded)
+    return loaded
+
+
+def _check_pack(path: Path, pack: LanguagePack, row_ids: set[str]) -> None:
+    for row_id in pack.patterns:
+        if row_id not in row_ids:
+            raise TaxonomyError(f"{path}: row {row_id}: patterns for a row that does not exist")
+    for benign in pack.benign:
+        for row_id in benign.rows:
+            if row_id not in row_ids:
+                raise TaxonomyError(f"{path}: benign {benign.id}: unknown row {row_id}")
+    seen: set[str] = set()
+    for anchor in pack.anchors:
+        if anchor.id in seen:
+            raise TaxonomyError(f"{path}: anchor {anchor.id}: duplicate anchor id")
+        seen.add(anchor.id)
+
+
+def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
+    """Compile every pattern's dispatch form so a bad regex fails at load time."""
+    # Imported here: the compiler depends on the models, not the other way round.
+    from engine.patterns import PatternCompiler, PatternError
+
+    root = loaded.root
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    options.log_errors = False
+    for code, pack in loaded.packs.items():
+        path = loaded.path.parent / root.languages[code].file
+        compiler = PatternCompiler(
+            lexicon=pack.lexicon,
+            obfuscation=root.obfuscation,
+            filler_max_words=root.windows.filler_max_words,
+            context=str(path),
+        )
+        for row_id, specs in pack.patterns.items():
+            for index, spec in enumerate(specs):
+                where = f"{path}: row {row_id}: pattern {index}"
+                try:
+                    dispatch = compiler.translate(
+                        spec.regex, where=where, allow_slots=True, dispatch=True
+                    )
+                    if spec.regex.count("{T}") + spec.regex.count("{TM}") != 1:
+                        raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}}")
+                    re2.compile(dispatch, options)
+                except PatternError as exc:
+                    raise TaxonomyError(str(exc)) from None
+                except re2.error as exc:
+                    raise TaxonomyError(f"{where}: bad regex {spec.regex!r}: {exc}") from None
+        for name, entry in pack.lexicon.items():
+            for term in entry.terms:
+                try:
+                    re2.compile(compiler.translate(term, where=name, allow_slots=False), options)
+                except (PatternError, re2.error) as exc:
+                    raise TaxonomyError(
+                        f"{path}: lexicon {name}: bad term {term!r}: {exc}"
+                    ) from None
+        for anchor in pack.anchors:
+            for term in [*anchor.terms, *anchor.modifiers]:
+                try:
+                    re2.compile(compiler.translate(term, where=anchor.id, allow_slots=False), options)
+                except (PatternError, re2.error) as exc:
+                    raise TaxonomyError(
+                        f"{path}: anchor {anchor.id}: bad term {term!r}: {exc}"
+                    ) from None

@@ -317,6 +317,11 @@ class Classifier:
         for mention in mentions:
             if mention.start >= t_start and mention.end <= t_end:
                 return mention
+        # A group word run into the next one ("muslimvermin") has no word boundary
+        # in the full text, but does inside the slot's own slice.
+        inside = work.matcher.mentions(work.text[t_start:t_end], offset=t_start)
+        if inside:
+            return inside[0]
         candidates = [m for m in mentions if m.kind != "modifier"]
         windows = self.root.windows
         sentence = work.sentence_of(t_start)
@@ -368,7 +373,7 @@ class Classifier:
         exceptions = list(matcher.negation_exceptions.find_all(text, sentence_start, sentence_end))
         for r_start, r_end in regions:
             for cue_start, cue_end in matcher.negation.find_all(text, r_start, r_end):
-                if any(x_start <= cue_start and cue_end <= x_end for x_start, x_end in exceptions):
+                if any(x_start < cue_end and cue_start < x_end for x_start, x_end in exceptions):
                     continue
                 o_span = work.norm.to_original(cue_start, cue_end)
                 return Suppression("negation", work.norm.original[o_span[0] : o_span[1]], o_span)
@@ -387,7 +392,9 @@ class Classifier:
         matcher = work.matcher
         sentence = work.sentence_of(start)
         reach = self.root.windows.counter_speech_sentences
-        scope_start, scope_end = work.sentence_range(sentence - reach, work.sentence_of(end) + reach)
+        scope_start, scope_end = work.sentence_range(
+            sentence - reach, work.sentence_of(end) + reach
+        )
         condemnation = matcher.condemnation.first(work.text, scope_start, scope_end)
         if condemnation is None:
             return None
@@ -479,9 +486,7 @@ class Classifier:
             severity = mechanism.severity
             confidence = round(winner.score, 3)
         else:
-            rationale = self._no_harm_reason(
-                winner, suppressed, first_mention, threshold
-            )
+            rationale = self._no_harm_reason(winner, suppressed, first_mention, threshold)
             if winner is not None:
                 result_axis, result_type = winner.identity_axis, winner.target_type
             elif first_mention is not None:
@@ -537,8 +542,7 @@ class Classifier:
         if first_mention is None:
             return "NO HARM: no identity-group target found."
         return (
-            "NO HARM: no harm pattern matched for the "
-            f"{first_mention.anchor.identity_axis} target."
+            f"NO HARM: no harm pattern matched for the {first_mention.anchor.identity_axis} target."
         )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import re2
 
-from engine.patterns import NOT_WORD, PatternCompiler, PatternError, SlotSource
+from engine.patterns import NEVER, NOT_WORD, PatternCompiler, PatternError, SlotSource
 from engine.taxonomy import LoadedTaxonomy, TaxonomyError
 from engine.taxonomy_models import Dogwhistle, Row
 
@@ -98,13 +98,13 @@ class CueFinder:
 
     def __init__(self, compiler: PatternCompiler, cues: Sequence[str], where: str) -> None:
         self.empty = not cues
-        body = compiler.terms(cues, typo=False, where=where) if cues else "(?!)"
-        if self.empty:
-            body = r"\x00\x01\x02"  # matches nothing in normalized text
+        body = compiler.terms(cues, typo=False, where=where) if cues else NEVER
         self._regex = re2.compile(_bounded(body), _options(_REGEX_MAX_MEM))
         self._group = self._regex.groupindex["m"]
 
-    def find_all(self, text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    def find_all(
+        self, text: str, start: int = 0, end: int | None = None
+    ) -> Iterator[tuple[int, int]]:
         """Yield cue spans inside text[start:end] (positions in ``text``)."""
         if self.empty:
             return
@@ -135,6 +135,7 @@ class LanguageMatcher:
             obfuscation=root.obfuscation,
             filler_max_words=root.windows.filler_max_words,
             context=where,
+            typo_exclude=pack.typo_exclude,
         )
         try:
             self._build(taxonomy, code, compiler, where)
@@ -153,8 +154,9 @@ class LanguageMatcher:
         self.anchors: list[AnchorInfo] = []
         finder_parts: list[str] = []
         self._finder_groups: list[tuple[AnchorInfo, str]] = []
-        term_bodies: list[str] = []
-        modifier_bodies: list[str] = []
+        term_pairs: list[tuple[str, bool]] = []
+        modifier_pairs: list[tuple[str, bool]] = []
+        coded_bodies: list[str] = []
         set_entries: list[str] = []
         for anchor in pack.anchors:
             info = AnchorInfo(
@@ -164,7 +166,7 @@ class LanguageMatcher:
             )
             self.anchors.append(info)
             terms = compiler.terms(anchor.terms, typo=anchor.typo, where=f"{where} {anchor.id}")
-            term_bodies.append(terms)
+            term_pairs.extend((term, anchor.typo) for term in anchor.terms)
             finder_parts.append(f"({terms})")
             self._finder_groups.append((info, "term"))
             set_entries.append(_bounded(terms))
@@ -172,7 +174,7 @@ class LanguageMatcher:
                 mods = compiler.terms(
                     anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}"
                 )
-                modifier_bodies.append(mods)
+                modifier_pairs.extend((term, anchor.typo) for term in anchor.modifiers)
                 finder_parts.append(f"({mods})")
                 self._finder_groups.append((info, "modifier"))
         # Coded terms (English lexicon only): those that name a group anchor too.
@@ -199,22 +201,27 @@ class LanguageMatcher:
                         target_type=axes[entry.identity_axis],
                         coded=entry,
                     )
-                    term_bodies.append(body)
+                    coded_bodies.append(body)
                     finder_parts.append(f"({body})")
                     self._finder_groups.append((info, "coded"))
         self._finder = re2.compile(
-            f"(?:^|{NOT_WORD})(?:{'|'.join(finder_parts) or '(?!)'})(?:{NOT_WORD}|$)",
+            f"(?:^|{NOT_WORD})(?:{'|'.join(finder_parts) or NEVER})(?:{NOT_WORD}|$)",
             _options(_REGEX_MAX_MEM),
         )
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
         references = compiler.terms(pack.references, typo=False, where=f"{where} references")
-        groups = "|".join(term_bodies) or "(?!)"
+        all_terms = compiler.term_groups(term_pairs, where=where) if term_pairs else NEVER
+        all_modifiers = (
+            compiler.term_groups([*modifier_pairs, *term_pairs], where=where)
+            if term_pairs or modifier_pairs
+            else NEVER
+        )
         compiler.bind_slots(
             SlotSource(
-                groups=groups,
+                groups="|".join([all_terms, *coded_bodies]),
                 references=references,
-                modifiers="|".join([*modifier_bodies, *term_bodies]) or "(?!)",
+                modifiers="|".join([all_modifiers, *coded_bodies]),
                 determiners=determiners,
                 tail=tail,
             )
@@ -250,9 +257,7 @@ class LanguageMatcher:
         )
         self.reporting = CueFinder(compiler, cues.reporting, f"{where} cues.reporting")
         self.condemnation = CueFinder(compiler, cues.condemnation, f"{where} cues.condemnation")
-        self.clause_breaks = CueFinder(
-            compiler, cues.clause_breaks, f"{where} cues.clause_breaks"
-        )
+        self.clause_breaks = CueFinder(compiler, cues.clause_breaks, f"{where} cues.clause_breaks")
         self.benign: list[tuple[str, frozenset[str], CueFinder]] = [
             (b.id, frozenset(b.rows), CueFinder(compiler, b.cues, f"{where} benign {b.id}"))
             for b in pack.benign
@@ -274,8 +279,11 @@ class LanguageMatcher:
         coded = tuple(sorted(h - p_end for h in hits if h >= p_end))
         return ScanHits(anchors, patterns, coded)
 
-    def mentions(self, text: str) -> list[Mention]:
-        """Every group mention in the text, in order, without overlaps."""
+    def mentions(self, text: str, offset: int = 0) -> list[Mention]:
+        """Every group mention in the text, in order, without overlaps.
+
+        ``offset`` is added to the spans, for searching a slice of a longer text.
+        """
         out: list[Mention] = []
         pos = 0
         while True:
@@ -287,7 +295,7 @@ class LanguageMatcher:
                 return out
             start, end = match.span(index)
             info, kind = self._finder_groups[index - 1]
-            out.append(Mention(start, end, info, kind))
+            out.append(Mention(start + offset, end + offset, info, kind))
             pos = end if end > pos else pos + 1
 
     def pattern_matches(self, index: int, text: str) -> Iterator[re2._Match]:

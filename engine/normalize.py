@@ -157,7 +157,11 @@ def _identity(offsets: list[int]) -> bool:
 
 
 def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:
-    """Remove the separators inside runs of spaced-out single letters."""
+    """Remove the separators inside runs of spaced-out single letters.
+
+    A run stops where the letter case changes after its second letter, so that
+    "the next i m m i g r a n t I see" joins the word but not the pronoun.
+    """
     keep_chars: list[str] = []
     keep_offsets: list[int] = []
     cursor = 0
@@ -167,11 +171,13 @@ def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:
         if match is None:
             break
         start, end = match.span(1)
+        end = _case_consistent_end(original, offsets, start, end)
+        if end - start < 5:  # fewer than three letters left: leave it alone
+            pos = match.end(1)
+            continue
         keep_chars.append(folded[cursor:start])
         keep_offsets.extend(offsets[cursor:start])
-        for i in range(start, end):
-            if folded[i] in _SEPARATORS and (i - start) % 2 == 1:
-                continue
+        for i in range(start, end, 2):
             keep_chars.append(folded[i])
             keep_offsets.append(offsets[i])
         cursor = end
@@ -179,3 +185,15 @@ def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:
     keep_chars.append(folded[cursor:])
     keep_offsets.extend(offsets[cursor:])
     return Normalized("".join(keep_chars), original, tuple(keep_offsets))
+
+
+def _case_consistent_end(original: str, offsets: list[int], start: int, end: int) -> int:
+    reference = original[offsets[start + 2]] if start + 2 < end else ""
+    if not reference.isalpha() or reference.isupper() == reference.islower():
+        return end
+    upper = reference.isupper()
+    for i in range(start + 4, end, 2):
+        ch = original[offsets[i]]
+        if ch.isalpha() and ch.isupper() != upper and ch.isupper() != ch.islower():
+            return i - 1
+    return end

@@ -20,6 +20,8 @@ from engine.taxonomy_models import MACRO_NAME, LexiconEntry, Obfuscation
 
 WORD = r"[\pL\pN]"
 NOT_WORD = r"[^\pL\pN]"
+# Matches nothing: RE2 has no (?!), but an empty range of code points works.
+NEVER = r"[^\x00-\x{10FFFF}]"
 _CLASS_SPECIAL = frozenset("\\]^-[")
 _REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
 _QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
@@ -81,7 +83,7 @@ def _class_for(ch: str, classes: Mapping[str, str]) -> str:
     return "[" + "".join(members) + "]"
 
 
-def typo_variants(word: str, obfuscation: Obfuscation) -> set[str]:
+def typo_variants(word: str, obfuscation: Obfuscation, shortest: int | None = None) -> set[str]:
     """One-edit spellings of ``word`` that people type by accident or on purpose.
 
     Only adjacent swaps and dropped vowels, never touching the first letter: the
@@ -89,7 +91,8 @@ def typo_variants(word: str, obfuscation: Obfuscation) -> set[str]:
     into unrelated short words.
     """
     out: set[str] = set()
-    if len(word) < obfuscation.typo_min_length or not word.isalpha():
+    minimum = obfuscation.typo_min_length if shortest is None else shortest
+    if len(word) < minimum or not word.isalpha():
         return out
     if obfuscation.typo_transpositions:
         for i in range(1, len(word) - 1):
@@ -127,7 +130,9 @@ class PatternCompiler:
         obfuscation: Obfuscation,
         filler_max_words: int,
         context: str,
+        typo_exclude: Iterable[str] = (),
     ) -> None:
+        self._typo_exclude = frozenset(fold_literal(word) for word in typo_exclude)
         self._lexicon = lexicon
         self._obfuscation = obfuscation
         self._classes = obfuscation.letter_classes
@@ -143,24 +148,66 @@ class PatternCompiler:
     # -- terms -----------------------------------------------------------------
     def terms(self, terms: Iterable[str], *, typo: bool, where: str) -> str:
         """Compile a list of alternatives (lexicon entry or anchor terms)."""
+        return self.term_groups([(term, typo) for term in terms], where=where)
+
+    def term_groups(self, items: Iterable[tuple[str, bool]], *, where: str) -> str:
+        """Compile (term, typo) pairs into one alternation.
+
+        Terms ending in a lexicon macro ("muslim {PEOPLE}") are factored by that
+        macro so that its (large, typo-expanded) body appears once, not once per
+        term: the target slot would otherwise grow to megabytes.
+        """
         parts: list[str] = []
-        for term in terms:
+        heads_by_macro: dict[str, list[str]] = {}
+        for term, typo in items:
             if not term.strip():
                 raise PatternError(f"{where}: empty term")
+            head, sep, suffix = term.partition(" {")
+            macro = suffix[:-1] if sep and suffix.endswith("}") else ""
+            if macro and MACRO_NAME.match(macro) and "{" not in head:
+                heads = heads_by_macro.setdefault(macro, [])
+                heads.append(self.translate(head, where=where, allow_slots=False))
+                if typo:
+                    heads.extend(self._plain(v) for v in self._term_variants(head, True))
+                continue
             parts.append(self.translate(term, where=where, allow_slots=False))
             if typo:
-                forms = concrete_forms(fold_literal(term))
-                for form in forms or ():
-                    for variant in sorted(self._phrase_variants(form)):
-                        parts.append(self.translate(variant, where=where, allow_slots=False))
+                parts.extend(self._plain(v) for v in self._term_variants(term, False))
+        for macro, heads in heads_by_macro.items():
+            unique_heads = "|".join(dict.fromkeys(heads))
+            parts.append(f"(?:{unique_heads})\\s*{self.macro(macro, where)}")
         unique = list(dict.fromkeys(parts))
         return "(?:" + "|".join(unique) + ")"
 
-    def _phrase_variants(self, phrase: str) -> set[str]:
+    @staticmethod
+    def _plain(variant: str) -> str:
+        """A typo spelling as a literal: not widened again for leetspeak, which
+        would multiply the size of every expression for a doubly-obfuscated word."""
+        return "".join(
+            "\\s*" if ch == " " else ("\\" + ch if ch in _REGEX_SPECIAL else ch) for ch in variant
+        )
+
+    def _term_variants(self, term: str, multiword: bool) -> list[str]:
+        """Typo spellings of a simple term (plain words, optional simple suffix)."""
+        forms = concrete_forms(fold_literal(term))
+        out: set[str] = set()
+        for form in forms or ():
+            out |= self._phrase_variants(form, multiword=multiword)
+        return sorted(out)
+
+    def _phrase_variants(self, phrase: str, *, multiword: bool) -> set[str]:
+        """Typo spellings of a phrase, one edit in one word.
+
+        In a phrase of several words the context keeps a short word safe, so
+        three-letter words get variants there ("gy people") but not alone.
+        """
         words = phrase.split(" ")
+        shortest = 3 if multiword or len(words) > 1 else self._obfuscation.typo_min_length
         out: set[str] = set()
         for index, word in enumerate(words):
-            for variant in typo_variants(word, self._obfuscation):
+            for variant in typo_variants(word, self._obfuscation, shortest):
+                if variant in self._typo_exclude:
+                    continue
                 out.add(" ".join([*words[:index], variant, *words[index + 1 :]]))
         return out
 
@@ -176,7 +223,9 @@ class PatternCompiler:
             raise PatternError(f"{where}: lexicon entries refer to each other in a cycle: {cycle}")
         self._expanding.append(name)
         try:
-            compiled = self.terms(entry.terms, typo=entry.typo, where=f"{self._context} lexicon {name}")
+            compiled = self.terms(
+                entry.terms, typo=entry.typo, where=f"{self._context} lexicon {name}"
+            )
         finally:
             self._expanding.pop()
         self._macro_cache[name] = compiled
@@ -299,7 +348,9 @@ class PatternCompiler:
 
     def _filler(self, dispatch: bool, fillers: list[str] | None, words: str | None) -> str:
         """A run of 0..K words; ``words`` restricts them to a lexicon entry's terms."""
-        word = rf"{words}\s+" if words else r"[^\s.!?;:,\"]+\s+"
+        # Restricted fillers may run into the next word ("absolutefilth"): their
+        # words come from a list, so that cannot split an unrelated word.
+        word = rf"{words}\s*" if words else r"[^\s.!?;:,\"]+\s+"
         if dispatch:
             return f"(?:{word}){{0,{self._filler_max}}}"
         name = f"f{len(fillers) if fillers is not None else 0}"

@@ -172,6 +172,7 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
             obfuscation=root.obfuscation,
             filler_max_words=root.windows.filler_max_words,
             context=str(path),
+            typo_exclude=pack.typo_exclude,
         )
         for row_id, specs in pack.patterns.items():
             for index, spec in enumerate(specs):
@@ -198,7 +199,9 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
         for anchor in pack.anchors:
             for term in [*anchor.terms, *anchor.modifiers]:
                 try:
-                    re2.compile(compiler.translate(term, where=anchor.id, allow_slots=False), options)
+                    re2.compile(
+                        compiler.translate(term, where=anchor.id, allow_slots=False), options
+                    )
                 except (PatternError, re2.error) as exc:
                     raise TaxonomyError(
                         f"{path}: anchor {anchor.id}: bad term {term!r}: {exc}"

@@ -242,6 +242,7 @@ class LanguagePack(_Strict):
     lexicon: dict[str, LexiconEntry]
     cues: Cues
     benign: list[BenignContext] = Field(default_factory=list)
+    typo_exclude: list[str] = Field(default_factory=list)
     patterns: dict[str, list[PatternSpec]]
 
     @field_validator("patterns", mode="before")

@@ -1,0 +1,165 @@
+"""Rendering for humans (Rich) and for scripts (orjson), shared by every command.
+
+Texts under analysis are hostile input: they may hold terminal escape sequences
+or bidi controls that would rewrite what the analyst sees, and brackets that
+Rich would read as markup. Everything taken from a text is therefore shown
+through ``visible`` and as ``Text`` objects, never as markup strings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+import orjson
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from engine import Classification, Signal
+from engine.taxonomy_models import Taxonomy
+
+NONE_LABEL = "NONE (0)"
+
+# C0/C1 controls (tab and newline kept), zero-width and bidi controls, BOM.
+_INVISIBLE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A console on the current stdout/stderr (which test runners swap), width from COLUMNS."""
+    return Console(stderr=stderr, highlight=False)
+
+
+def json_bytes(value: Any) -> bytes:
+    """One JSON document and a newline; orjson keeps non-ASCII text as UTF-8."""
+    return orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def write_json(value: Any, stream: IO[bytes]) -> None:
+    stream.write(json_bytes(value))
+    stream.flush()
+
+
+def severity_labels(taxonomy: Taxonomy) -> dict[str, str]:
+    """``mechanism -> 'ANIMALIZATION (3)'`` from the taxonomy, so the wording is never in code."""
+    return {
+        str(name): f"{mechanism.display} ({mechanism.severity})"
+        for name, mechanism in taxonomy.mechanisms.items()
+    }
+
+
+def severity_label(mechanism: str | None, labels: Mapping[str, str]) -> str:
+    if mechanism is None:
+        return NONE_LABEL
+    return labels.get(mechanism, f"{mechanism.upper()} (?)")
+
+
+def visible(text: str) -> str:
+    """The text with invisible and control characters shown as ``\\uXXXX`` escapes."""
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _span(span: Sequence[int]) -> str:
+    return f"{span[0]}–{span[1]}"
+
+
+def _signal_table(title: str, signals: Sequence[Signal], *, suppressed: bool) -> Table:
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        expand=True,
+        pad_edge=False,
+        show_edge=False,
+    )
+    table.add_column("Row", no_wrap=True)
+    table.add_column("Mechanism", no_wrap=True)
+    table.add_column("Weight", justify="right", no_wrap=True)
+    table.add_column("Matched text", ratio=1, overflow="fold")
+    table.add_column("Span", no_wrap=True)
+    if suppressed:
+        table.add_column("Suppressed by", ratio=1, overflow="fold")
+    for signal in signals:
+        mechanism = signal.harm_mechanism + (" (coded)" if signal.source == "dogwhistle" else "")
+        weight = f"{signal.weight:.2f}"
+        if signal.score != signal.weight:
+            weight += f"→{signal.score:.2f}"
+        cells: list[RenderableType] = [
+            signal.row_id,
+            mechanism,
+            weight,
+            Text(visible(signal.matched_text)),
+            _span(signal.span),
+        ]
+        if suppressed and signal.suppressed_by is not None:
+            why = signal.suppressed_by
+            cells.append(Text.assemble(why.reason, " ", (f"“{visible(why.cue)}”", "italic")))
+        table.add_row(*cells)
+    return table
+
+
+def _facts(result: Classification, label: str) -> Table:
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="dim", no_wrap=True)
+    facts.add_column(overflow="fold")
+    verdict_style = "bold red" if result.is_harmful else "bold green"
+    facts.add_row(
+        "Decision", Text("HARMFUL" if result.is_harmful else "NOT HARMFUL", verdict_style)
+    )
+    facts.add_row("Severity", Text(label, "bold"))
+    facts.add_row("Category", result.harm_category)
+    facts.add_row("Confidence", f"{result.confidence:.3f}")
+    if result.identity_axis or result.target_type:
+        facts.add_row("Target", f"{result.identity_axis} / {result.target_type}")
+    else:
+        facts.add_row("Target", Text("no identity-group target", "dim"))
+    facts.add_row("Language", f"{result.language} ({result.language_confidence})")
+    facts.add_row("Pattern", result.matched_pattern or Text("—", "dim"))
+    facts.add_row("Rationale", Text(visible(result.decision_rationale)))
+    coded = result.dogwhistle_matched
+    if coded is not None:
+        term = Text(f"“{visible(coded.term)}”", "bold")
+        facts.add_row("Dogwhistle", term + Text(f": {visible(coded.meaning)}"))
+    amp = result.amplification
+    if amp.factor != 1.0 or amp.provider is not None:
+        facts.add_row(
+            "Amplified",
+            f"×{amp.factor:.2f} by {amp.provider or '?'} {amp.model_version or ''}".rstrip(),
+        )
+    facts.add_row("Content", f"sha256 {result.content_hash[:12]}…")
+    facts.add_row("Taxonomy", result.taxonomy_version)
+    facts.add_row("Timestamp", result.timestamp)
+    return facts
+
+
+def render_classification(result: Classification, labels: Mapping[str, str]) -> RenderableType:
+    """One panel: the decision and its explanation, readable at 100 columns."""
+    label = severity_label(result.harm_mechanism, labels)
+    parts: list[RenderableType] = [_facts(result, label)]
+    if result.signals_matched:
+        parts.append(Text())
+        parts.append(_signal_table("Matched signals", result.signals_matched, suppressed=False))
+    if result.signals_suppressed:
+        parts.append(Text())
+        parts.append(
+            _signal_table("Suppressed signals", result.signals_suppressed, suppressed=True)
+        )
+    if result.counter_narrative_guidance:
+        parts.append(Text())
+        parts.append(Text("Counter-narrative guidance", "bold"))
+        parts.append(Text(result.counter_narrative_guidance))
+    colour = "red" if result.is_harmful else "green"
+    verdict = "HARMFUL" if result.is_harmful else "NOT HARMFUL"
+    return Panel(
+        Group(*parts),
+        title=Text(f"{verdict} · {label}", f"bold {colour}"),
+        title_align="left",
+        border_style=colour,
+        padding=(0, 1),
+    )

@@ -20,6 +20,8 @@ from engine.amplification import AmplificationResult, Amplifier, NullAmplifier
 from engine.matcher import LanguageMatcher, Mention
 from engine.normalize import Normalized, normalize
 from engine.result import Classification, DogwhistleMatch, Signal, Suppression
+from engine.skeleton import Skeleton
+from engine.subject import Subject
 from engine.taxonomy import LoadedTaxonomy
 from engine.taxonomy_models import LANGUAGES
 
@@ -30,6 +32,7 @@ _CLAUSE_PUNCT = re.compile(r"[;:\u061b]")
 _WORD = re.compile(r"\S+")
 
 Clock = Callable[[], datetime]
+_NO_TARGET = "NO HARM: no identity-group target found."
 
 
 def _utc_now() -> datetime:
@@ -38,7 +41,7 @@ def _utc_now() -> datetime:
 
 def format_timestamp(moment: datetime) -> str:
     """ISO-8601 UTC with microseconds and a Z, the one format used everywhere."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def content_hash(text: str) -> str:
@@ -53,19 +56,39 @@ def content_hash(text: str) -> str:
 class _Work:
     """Per-text state, computed lazily because most texts never need it."""
 
-    __slots__ = ("_context", "_mentions", "_sentences", "matcher", "norm", "text")
+    __slots__ = (
+        "_context",
+        "_mentions",
+        "_sentences",
+        "_skeleton",
+        "matcher",
+        "norm",
+        "subject",
+        "text",
+    )
 
-    def __init__(self, norm: Normalized, matcher: LanguageMatcher, context: str | None) -> None:
+    def __init__(
+        self, norm: Normalized, subject: Subject, matcher: LanguageMatcher, context: str | None
+    ) -> None:
         self.norm = norm
         self.text = norm.text
+        self.subject = subject
         self.matcher = matcher
         self._context = context
         self._sentences: list[int] | None = None
         self._mentions: list[Mention] | None = None
+        self._skeleton: tuple[Skeleton, Subject] | None = None
+
+    def skeleton(self) -> tuple[Skeleton, Subject]:
+        if self._skeleton is None:
+            glued = self.matcher.mentions(self.subject, glued=True)
+            skeleton = Skeleton.build(self.text, glued)
+            self._skeleton = (skeleton, Subject(skeleton.text))
+        return self._skeleton
 
     def mentions(self) -> list[Mention]:
         if self._mentions is None:
-            self._mentions = self.matcher.mentions(self.text)
+            self._mentions = self.matcher.mentions(self.subject)
         return self._mentions
 
     def sentence_starts(self) -> list[int]:
@@ -90,7 +113,7 @@ class _Work:
     def context_mentions(self) -> list[Mention]:
         if not self._context:
             return []
-        return self.matcher.mentions(normalize(self._context).text)
+        return self.matcher.mentions(Subject(normalize(self._context).text))
 
 
 class Classifier:
@@ -150,7 +173,7 @@ class Classifier:
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, not {type(text).__name__}")
         if not text.strip():
-            raise ValueError("text must not be empty (1 to %d characters)" % self.max_text_chars)
+            raise ValueError(f"text must not be empty (1 to {self.max_text_chars} characters)")
         if len(text) > self.max_text_chars:
             raise ValueError(
                 f"text is {len(text)} characters; the limit is {self.max_text_chars} "
@@ -176,10 +199,13 @@ class Classifier:
         code, fallback_note = self.resolve_language(language)
         matcher = self.matcher(code)
         norm = normalize(text)
-        hits = matcher.scan(norm.text)
-        if hits.empty and not context:
-            return self._result(text, code, fallback_note, [], None, None)
-        work = _Work(norm, matcher, context)
+        subject = Subject(norm.text)
+        # No group named anywhere (and no context to name one): no pattern could
+        # find a target, so the scan stops there.
+        hits = matcher.scan(subject, need_target=self.root.require_target_present and not context)
+        if hits.empty:
+            return self._nothing_found(text, code, fallback_note)
+        work = _Work(norm, subject, matcher, context)
         signals: list[Signal] = []
         coded_seen: DogwhistleMatch | None = None
         for index in hits.patterns:
@@ -201,17 +227,16 @@ class Classifier:
         info = work.matcher.patterns[index]
         row = info.row
         out: list[Signal] = []
-        regex = info.regex()
-        groups = regex.groupindex
-        m_group = groups["m"]
-        t_group = groups["t"]
-        for match in work.matcher.pattern_matches(index, work.text):
-            start, end = match.span(m_group)
-            t_span = match.span(t_group)
-            target = self._resolve_target(work, t_span)
+        skeleton, skeleton_subject = work.skeleton()
+        for spans in work.matcher.pattern_matches(index, skeleton_subject):
+            m_group, t_group, filler_groups = info.groups
+            start, end = skeleton.to_normalized(*spans[m_group])
+            sk_t_start, sk_t_end = spans[t_group]
+            t_span = skeleton.to_normalized(sk_t_start, sk_t_end)
+            target = skeleton.mention_in(sk_t_start, sk_t_end) or self._resolve_target(work, t_span)
             if target is None and self.root.require_target_present:
                 continue
-            fillers = [match.span(groups[name]) for name in info.filler_groups]
+            fillers = [skeleton.to_normalized(*spans[g]) for g in filler_groups if spans[g][0] >= 0]
             suppression = self._suppression(work, row.id, start, end, [t_span, *fillers])
             o_start, o_end = work.norm.to_original(start, end)
             out.append(
@@ -240,14 +265,8 @@ class Classifier:
         row = self.taxonomy.row(entry.row)
         out: list[Signal] = []
         first: DogwhistleMatch | None = None
-        group = coded.regex.groupindex["m"]
-        pos = 0
-        while True:
-            match = coded.regex.search(work.text, pos)
-            if match is None:
-                break
-            start, end = match.span(group)
-            pos = end if end > pos else pos + 1
+        for spans in work.subject.finditer(coded.regex, coded.group):
+            start, end = spans[coded.group]
             o_start, o_end = work.norm.to_original(start, end)
             if first is None:
                 first = DogwhistleMatch(
@@ -311,17 +330,9 @@ class Classifier:
         return min(ordinary, key=lambda m: abs(m.start - start))
 
     def _resolve_target(self, work: _Work, t_span: tuple[int, int]) -> Mention | None:
-        """The group a target slot names, or the group a pronoun there refers to."""
+        """The group a pronoun in a target slot refers to."""
         t_start, t_end = t_span
         mentions = work.mentions()
-        for mention in mentions:
-            if mention.start >= t_start and mention.end <= t_end:
-                return mention
-        # A group word run into the next one ("muslimvermin") has no word boundary
-        # in the full text, but does inside the slot's own slice.
-        inside = work.matcher.mentions(work.text[t_start:t_end], offset=t_start)
-        if inside:
-            return inside[0]
         candidates = [m for m in mentions if m.kind != "modifier"]
         windows = self.root.windows
         sentence = work.sentence_of(t_start)
@@ -364,15 +375,17 @@ class Classifier:
         clause_start = sentence_start
         for punct in _CLAUSE_PUNCT.finditer(text, sentence_start, start):
             clause_start = punct.end()
-        for _, brk_end in matcher.clause_breaks.find_all(text, clause_start, start):
+        for _, brk_end in matcher.clause_breaks.find_all(work.subject, clause_start, start):
             clause_start = max(clause_start, brk_end)
         window_start = self._last_words_start(
             text, clause_start, start, self.root.windows.negation_words_before
         )
         regions = [(window_start, start), *[(s, e) for s, e in inner if e > s]]
-        exceptions = list(matcher.negation_exceptions.find_all(text, sentence_start, sentence_end))
+        exceptions = list(
+            matcher.negation_exceptions.find_all(work.subject, sentence_start, sentence_end)
+        )
         for r_start, r_end in regions:
-            for cue_start, cue_end in matcher.negation.find_all(text, r_start, r_end):
+            for cue_start, cue_end in matcher.negation.find_all(work.subject, r_start, r_end):
                 if any(x_start < cue_end and cue_start < x_end for x_start, x_end in exceptions):
                     continue
                 o_span = work.norm.to_original(cue_start, cue_end)
@@ -395,12 +408,12 @@ class Classifier:
         scope_start, scope_end = work.sentence_range(
             sentence - reach, work.sentence_of(end) + reach
         )
-        condemnation = matcher.condemnation.first(work.text, scope_start, scope_end)
+        condemnation = matcher.condemnation.first(work.subject, scope_start, scope_end)
         if condemnation is None:
             return None
         reporting = self._quoted(work.text, start, scope_start)
         if reporting is None:
-            reporting = matcher.reporting.first(work.text, scope_start, scope_end)
+            reporting = matcher.reporting.first(work.subject, scope_start, scope_end)
         if reporting is None:
             return None
         cue_start = min(reporting[0], condemnation[0])
@@ -430,7 +443,7 @@ class Classifier:
         for _benign_id, rows, finder in work.matcher.benign:
             if row_id not in rows:
                 continue
-            found = finder.first(text, lo, hi)
+            found = finder.first(work.subject, lo, hi)
             if found is not None:
                 o_span = work.norm.to_original(*found)
                 original = work.norm.original
@@ -520,6 +533,31 @@ class Classifier:
             severity=severity,
         )
 
+    def _nothing_found(self, text: str, code: str, fallback_note: str | None) -> Classification:
+        """The result for a text in which the scan found nothing (most texts)."""
+        rationale = _NO_TARGET + fallback_note if fallback_note else _NO_TARGET
+        return Classification(
+            is_harmful=False,
+            harm_category="none",
+            confidence=0.0,
+            target_type=None,
+            identity_axis=None,
+            harm_mechanism=None,
+            signals_matched=(),
+            signals_suppressed=(),
+            decision_rationale=rationale,
+            taxonomy_version=self.root.version,
+            language=code,
+            language_confidence=self.root.languages[code].confidence,
+            dogwhistle_matched=None,
+            counter_narrative_guidance=None,
+            content_hash=content_hash(text),
+            matched_pattern=None,
+            amplification=self._no_amplification,
+            timestamp=format_timestamp(self._clock()),
+            severity=0,
+        )
+
     @staticmethod
     def _no_harm_reason(
         winner: Signal | None,
@@ -540,7 +578,7 @@ class Classifier:
             noun = "match" if count == 1 else "matches"
             return f"NO HARM: all {count} {noun} suppressed by {', '.join(reasons)}."
         if first_mention is None:
-            return "NO HARM: no identity-group target found."
+            return _NO_TARGET
         return (
             f"NO HARM: no harm pattern matched for the {first_mention.anchor.identity_axis} target."
         )

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 import re2
 
-from engine.patterns import NEVER, NOT_WORD, PatternCompiler, PatternError, SlotSource
+from engine.patterns import NEVER, NOT_WORD, PatternCompiler, PatternError, SlotSource, min_length
+from engine.subject import UNANCHORED as _UNANCHORED
+from engine.subject import Subject
 from engine.taxonomy import LoadedTaxonomy, TaxonomyError
 from engine.taxonomy_models import Dogwhistle, Row
 
@@ -23,10 +25,11 @@ _SET_MAX_MEM = 256 << 20
 _REGEX_MAX_MEM = 64 << 20
 
 
-def _options(max_mem: int) -> re2.Options:
+def _options(max_mem: int, *, longest: bool = False) -> re2.Options:
     options = re2.Options()
     options.max_mem = max_mem
     options.log_errors = False
+    options.longest_match = longest
     return options
 
 
@@ -60,11 +63,20 @@ class PatternInfo:
     source: str
     full: str
     filler_groups: tuple[str, ...]
-    _regex: object | None = field(default=None, repr=False)
+    _regex: re2._Regexp | None = field(default=None, repr=False)
+    groups: tuple[int, int, tuple[int, ...]] = (0, 0, ())  # m, t, fillers
 
     def regex(self) -> re2._Regexp:
+        """The full expression, compiled on first use (most patterns never fire)."""
         if self._regex is None:
-            self._regex = re2.compile(self.full, _options(_REGEX_MAX_MEM))
+            regex = re2.compile(self.full, _options(_REGEX_MAX_MEM))
+            index = regex.groupindex
+            self.groups = (
+                index["m"],
+                index["t"],
+                tuple(index[name] for name in self.filler_groups),
+            )
+            self._regex = regex
         return self._regex
 
 
@@ -74,6 +86,7 @@ class CodedInfo:
 
     entry: Dogwhistle
     regex: re2._Regexp
+    group: int
     severity: int
     mechanism: str
 
@@ -89,6 +102,9 @@ class ScanHits:
         return not (self.anchors or self.patterns or self.coded)
 
 
+_NO_HITS = ScanHits((), (), ())
+
+
 def _bounded(body: str) -> str:
     return f"(?:^|{NOT_WORD})(?P<m>{body})(?:{NOT_WORD}|$)"
 
@@ -100,26 +116,21 @@ class CueFinder:
         self.empty = not cues
         body = compiler.terms(cues, typo=False, where=where) if cues else NEVER
         self._regex = re2.compile(_bounded(body), _options(_REGEX_MAX_MEM))
-        self._group = self._regex.groupindex["m"]
+        self._group: int = self._regex.groupindex["m"]
 
     def find_all(
-        self, text: str, start: int = 0, end: int | None = None
+        self, subject: Subject, start: int = 0, end: int | None = None
     ) -> Iterator[tuple[int, int]]:
-        """Yield cue spans inside text[start:end] (positions in ``text``)."""
+        """Yield cue spans inside [start, end), matched as a window of its own."""
         if self.empty:
             return
-        window = text[start:end] if (start or end is not None) else text
-        pos = 0
-        while True:
-            match = self._regex.search(window, pos)
-            if match is None:
-                return
-            s, e = match.span(self._group)
-            yield start + s, start + e
-            pos = e if e > pos else pos + 1
+        for spans in subject.finditer(self._regex, self._group, start, end, window=True):
+            yield spans[self._group]
 
-    def first(self, text: str, start: int = 0, end: int | None = None) -> tuple[int, int] | None:
-        return next(self.find_all(text, start, end), None)
+    def first(
+        self, subject: Subject, start: int = 0, end: int | None = None
+    ) -> tuple[int, int] | None:
+        return next(self.find_all(subject, start, end), None)
 
 
 class LanguageMatcher:
@@ -154,9 +165,6 @@ class LanguageMatcher:
         self.anchors: list[AnchorInfo] = []
         finder_parts: list[str] = []
         self._finder_groups: list[tuple[AnchorInfo, str]] = []
-        term_pairs: list[tuple[str, bool]] = []
-        modifier_pairs: list[tuple[str, bool]] = []
-        coded_bodies: list[str] = []
         set_entries: list[str] = []
         for anchor in pack.anchors:
             info = AnchorInfo(
@@ -166,17 +174,18 @@ class LanguageMatcher:
             )
             self.anchors.append(info)
             terms = compiler.terms(anchor.terms, typo=anchor.typo, where=f"{where} {anchor.id}")
-            term_pairs.extend((term, anchor.typo) for term in anchor.terms)
-            finder_parts.append(f"({terms})")
+            finder_parts.append(terms)
             self._finder_groups.append((info, "term"))
-            set_entries.append(_bounded(terms))
+            # Presence only (the finder gives spans): no trailing boundary, so a
+            # word run into the next one ("muslimvermin") counts as present too.
+            set_entries.append(f"(?:^|{NOT_WORD}){terms}")
             if anchor.modifiers:
                 mods = compiler.terms(
                     anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}"
                 )
-                modifier_pairs.extend((term, anchor.typo) for term in anchor.modifiers)
-                finder_parts.append(f"({mods})")
+                finder_parts.append(mods)
                 self._finder_groups.append((info, "modifier"))
+                set_entries.append(f"(?:^|{NOT_WORD}){mods}")
         # Coded terms (English lexicon only): those that name a group anchor too.
         self.coded: list[CodedInfo] = []
         coded_entries: list[str] = []
@@ -185,10 +194,12 @@ class LanguageMatcher:
                 body = compiler.terms(entry.surface, typo=False, where=f"dogwhistle {entry.id}")
                 row = taxonomy.row(entry.row)
                 severity = root.mechanisms[row.mechanism].severity
+                coded_regex = re2.compile(_bounded(body), _options(_REGEX_MAX_MEM))
                 self.coded.append(
                     CodedInfo(
                         entry=entry,
-                        regex=re2.compile(_bounded(body), _options(_REGEX_MAX_MEM)),
+                        regex=coded_regex,
+                        group=coded_regex.groupindex["m"],
                         severity=severity,
                         mechanism=row.mechanism,
                     )
@@ -201,37 +212,42 @@ class LanguageMatcher:
                         target_type=axes[entry.identity_axis],
                         coded=entry,
                     )
-                    coded_bodies.append(body)
-                    finder_parts.append(f"({body})")
+                    finder_parts.append(body)
                     self._finder_groups.append((info, "coded"))
-        self._finder = re2.compile(
-            f"(?:^|{NOT_WORD})(?:{'|'.join(finder_parts) or NEVER})(?:{NOT_WORD}|$)",
-            _options(_REGEX_MAX_MEM),
-        )
+        # Mentions are found in two steps, both on RE2's DFA alone: a capture-free
+        # finder (longest match, so "muslim people" is one mention) over the text
+        # padded with a space at each end, so that every match starts and ends
+        # with one boundary character; then a full-match Set over the short
+        # mention says which anchor and kind it is. A finder with a capture
+        # group per anchor would force the much slower NFA on a huge program.
+        alternatives = "|".join(finder_parts) or NEVER
+        longest = _options(_REGEX_MAX_MEM, longest=True)
+        longest.never_capture = True
+        self._finder = re2.compile(f"{NOT_WORD}(?:{alternatives}){NOT_WORD}", longest)
+        # Without the trailing boundary: also finds a group word run into the
+        # next word ("muslimvermin"), to mark the skeleton for full patterns.
+        self._glued = re2.compile(f"{NOT_WORD}(?:{alternatives})", longest)
+        self._identify = re2.Set.FullMatchSet(_options(_SET_MAX_MEM))
+        for part in finder_parts or [NEVER]:
+            self._identify.Add(part)
+        self._identify.Compile()
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
         references = compiler.terms(pack.references, typo=False, where=f"{where} references")
-        all_terms = compiler.term_groups(term_pairs, where=where) if term_pairs else NEVER
-        all_modifiers = (
-            compiler.term_groups([*modifier_pairs, *term_pairs], where=where)
-            if term_pairs or modifier_pairs
-            else NEVER
-        )
-        compiler.bind_slots(
-            SlotSource(
-                groups="|".join([all_terms, *coded_bodies]),
-                references=references,
-                modifiers="|".join([all_modifiers, *coded_bodies]),
-                determiners=determiners,
-                tail=tail,
-            )
-        )
-        # Patterns, in row order then declaration order.
+        compiler.bind_slots(SlotSource(references=references, determiners=determiners, tail=tail))
+        # Patterns, in row order then declaration order. Each is dispatched by a
+        # required component (deduplicated Set entries shared by patterns); a
+        # pattern is a candidate when its component was seen, so benign texts,
+        # which contain almost no such components, run no full pattern at all.
         self.patterns: list[PatternInfo] = []
-        dispatch: list[str] = []
+        entries: list[str] = list(set_entries)
+        entry_index: dict[str, int] = {}
+        self._anchor_count = len(set_entries)
+        self._by_key: dict[int, list[tuple[int, frozenset[int]]]] = {}
         for row in root.rows:
             for index, spec in enumerate(pack.patterns.get(row.id, ())):
                 compiled = compiler.compile(spec.regex, f"{where}: row {row.id}: pattern {index}")
+                pattern_index = len(self.patterns)
                 self.patterns.append(
                     PatternInfo(
                         pattern_id=f"{row.id}:{code}:{index}",
@@ -242,11 +258,26 @@ class LanguageMatcher:
                         filler_groups=compiled.filler_groups,
                     )
                 )
-                dispatch.append(compiled.dispatch)
-        self._anchor_count = len(set_entries)
-        self._pattern_count = len(dispatch)
+                # The most specific part (the longest minimum match) is the key: its
+                # presence is a necessary condition. Also scanning common parts such
+                # as a copula would make the scan report dozens of hits per text.
+                parts = sorted(compiled.components, key=min_length, reverse=True)[:1] or [
+                    compiled.dispatch
+                ]
+                ids: list[int] = []
+                for part in parts:
+                    if part not in entry_index:
+                        entry_index[part] = len(entries)
+                        entries.append(part)
+                    ids.append(entry_index[part])
+                key = max(ids, key=lambda i: min_length(entries[i]))
+                self._by_key.setdefault(key, []).append((pattern_index, frozenset(ids)))
+        self._keys = frozenset(self._by_key)
+        self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
+        self._coded_start = len(entries)
+        entries.extend(coded_entries)
         self._set = re2.Set.SearchSet(_options(_SET_MAX_MEM))
-        for entry_src in [*set_entries, *dispatch, *coded_entries]:
+        for entry_src in entries:
             self._set.Add(entry_src)
         self._set.Compile()
         # Cues.
@@ -262,54 +293,66 @@ class LanguageMatcher:
             (b.id, frozenset(b.rows), CueFinder(compiler, b.cues, f"{where} benign {b.id}"))
             for b in pack.benign
         ]
-        self.reference_regex = re2.compile(
-            f"(?:^|{NOT_WORD})(?:{references})(?:{NOT_WORD}|$)", _options(_REGEX_MAX_MEM)
-        )
 
     # -- scanning --------------------------------------------------------------
-    def scan(self, text: str) -> ScanHits:
-        """One pass over the text: which anchors, patterns and coded terms may match."""
-        hits = self._set.Match(text)
-        if not hits:
-            return ScanHits((), (), ())
-        a_end = self._anchor_count
-        p_end = a_end + self._pattern_count
-        anchors = tuple(sorted(h for h in hits if h < a_end))
-        patterns = tuple(sorted(h - a_end for h in hits if a_end <= h < p_end))
-        coded = tuple(sorted(h - p_end for h in hits if h >= p_end))
-        return ScanHits(anchors, patterns, coded)
+    def scan(self, subject: Subject, *, need_target: bool = True) -> ScanHits:
+        """One pass over the text: which anchors, patterns and coded terms may match.
 
-    def mentions(self, text: str, offset: int = 0) -> list[Mention]:
+        With ``need_target`` and no group named anywhere, pattern candidates are
+        not worked out at all: no pattern could find a target.
+        """
+        hits = self._set.Match(subject.data)
+        if not hits:
+            return _NO_HITS
+        anchor_end = self._anchor_count
+        coded_start = self._coded_start
+        has_anchor = min(hits) < anchor_end
+        has_coded = max(hits) >= coded_start
+        if need_target and not has_anchor and not has_coded:
+            return _NO_HITS
+        seen = frozenset(hits)
+        anchors = tuple(sorted(h for h in hits if h < anchor_end)) if has_anchor else ()
+        coded = tuple(sorted(h - coded_start for h in hits if h >= coded_start))
+        patterns: list[int] = []
+        by_key = self._by_key
+        for key in self._keys.intersection(seen):
+            for pattern_index, needed in by_key[key]:
+                if needed <= seen:
+                    patterns.append(pattern_index)
+        patterns.sort()
+        return ScanHits(anchors, tuple(patterns), coded)
+
+    def mentions(self, subject: Subject, *, glued: bool = False) -> list[Mention]:
         """Every group mention in the text, in order, without overlaps.
 
-        ``offset`` is added to the spans, for searching a slice of a longer text.
+        ``glued`` also finds group words run into the following word; those are
+        used to mark the skeleton, never to report a target on their own.
         """
+        finder = self._finder._regexp if not glued else self._glued._regexp
+        trail = 0 if glued else 1
+        data = b" " + subject.data + b" "
+        groups = self._finder_groups
+        identify = self._identify
         out: list[Mention] = []
-        pos = 0
-        while True:
-            match = self._finder.search(text, pos)
-            if match is None:
-                return out
-            index = match.lastindex
-            if index is None:  # pragma: no cover - the finder always has a group
-                return out
-            start, end = match.span(index)
-            info, kind = self._finder_groups[index - 1]
-            out.append(Mention(start + offset, end + offset, info, kind))
-            pos = end if end > pos else pos + 1
+        position = 0
+        limit = len(data)
+        while position < limit:
+            (start, end), *_ = finder.Match(_UNANCHORED, data, position, limit)
+            if start < 0:
+                break
+            # Padded coordinates: the first byte of the match is the boundary
+            # (the pad counts as one), so the mention is [start + 1, end - trail)
+            # in padded bytes, which is [start, end - trail - 1) in the text.
+            b_start, b_end = start, end - trail - 1
+            kinds = identify.Match(subject.data[b_start:b_end])
+            if kinds:
+                info, kind = groups[min(kinds)]
+                out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
+            position = end - trail if end - trail > position else position + 1
+        return out
 
-    def pattern_matches(self, index: int, text: str) -> Iterator[re2._Match]:
+    def pattern_matches(self, index: int, subject: Subject) -> Iterator[list[tuple[int, int]]]:
+        """Every match of one full pattern, as group spans (see PatternInfo.groups)."""
         info = self.patterns[index]
         regex = info.regex()
-        group = regex.groupindex["m"]
-        pos = 0
-        while True:
-            match = regex.search(text, pos)
-            if match is None:
-                return
-            yield match
-            end = match.end(group)
-            pos = end if end > pos else pos + 1
-
-    def is_reference(self, text: str) -> bool:
-        return self.reference_regex.search(text) is not None
+        yield from subject.finditer(regex, info.groups[0])

@@ -12,11 +12,22 @@ numbers intact for coded terms such as "88" and costs nothing per text.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import re2
+
+UNANCHORED = re2._Anchor.UNANCHORED
+
+
+def _re2_program(pattern: str) -> Any:
+    options = re2.Options()
+    options.never_capture = True
+    return re2.compile(pattern, options)._regexp
+
 
 # Zero-width characters, bidi embeddings/isolates/marks and the BOM: invisible
 # characters used to split words past keyword filters.
@@ -70,8 +81,29 @@ _EXTRA_FOLDS: dict[str, str] = {
 }
 
 # Three or more single letters joined by one separator: "k i l l", "s.c.u.m".
-_SPACED = re2.compile(r"(?:^|[^\pL\pN])((?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$])(?:[^\pL\pN]|$)")
+# Stdlib re (C, no per-call re-encoding): each repeated unit is exactly two
+# characters, so there is nothing to backtrack over.
+_UNIT = r"(?:[^\W_]|[@$])"
+_SPACED = re.compile(rf"(?:^|(?<=[\W_]))({_UNIT}[ .\-_*](?:{_UNIT}[ .\-_*])+{_UNIT})(?=[\W_]|$)")
+# The same shape as a capture-free RE2 program, run first on the bytes: its DFA
+# answers "is there any spaced-out word?" in about a microsecond, and only then
+# does the slower stdlib expression above locate the runs.
+_SPACED_FILTER = _re2_program(r"(?:^|[^\pL\pN])(?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$](?:[^\pL\pN]|$)")
 _SEPARATORS = frozenset(" .-_*")
+
+
+def _has_spaced(text: str) -> bool:
+    data = text.encode("utf-8", "surrogatepass")
+    return bool(_SPACED_FILTER.Match(UNANCHORED, data, 0, len(data))[0][0] >= 0)
+
+
+# Control characters other than tab and line breaks: dropped by the general path
+# (the skeleton uses two of them as marks), so their presence leaves the fast path.
+_ASCII_FOLD = tuple(
+    "" if (code < 32 and chr(code) not in "\t\n\r") or code == 127 else chr(code).lower()
+    for code in range(128)
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @lru_cache(maxsize=65536)
@@ -82,10 +114,14 @@ def fold_char(ch: str) -> str:
     extra = _EXTRA_FOLDS.get(ch)
     if extra is not None:
         return extra
+    if ch in "\t\n\r":
+        return ch
     if ch.isspace():
         return " "
     category = unicodedata.category(ch)
-    if category in ("Cc", "Cf") and ch not in "\t\n\r":
+    if category in ("Cc", "Cf", "Co", "Cs") and ch not in "\t\n\r":
+        # Controls, format characters, private-use (reserved for the skeleton's
+        # group marks) and lone surrogates carry nothing to match.
         return ""
     folded = unicodedata.normalize("NFKC", ch).casefold()
     decomposed = unicodedata.normalize("NFKD", folded)
@@ -128,15 +164,16 @@ class Normalized:
 
 def normalize(text: str) -> Normalized:
     """Fold ``text`` for matching; see the module docstring for what is folded."""
-    if text.isascii():
+    if text.isascii() and _CONTROL.search(text) is None:
         lowered = text.lower()
-        if _SPACED.search(lowered) is None:
+        if not _has_spaced(lowered):
             return Normalized(lowered, text, None)
         return _join_spaced(lowered, text, list(range(len(text))))
     chars: list[str] = []
     offsets: list[int] = []
     for index, ch in enumerate(text):
-        folded = fold_char(ch) if not ch.isascii() else ch.lower()
+        code = ord(ch)
+        folded = _ASCII_FOLD[code] if code < 128 else fold_char(ch)
         if not folded:
             continue
         chars.append(folded)
@@ -145,7 +182,7 @@ def normalize(text: str) -> Normalized:
         else:
             offsets.extend([index] * len(folded))
     joined = "".join(chars)
-    if _SPACED.search(joined) is not None:
+    if _has_spaced(joined):
         return _join_spaced(joined, text, offsets)
     if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
         return Normalized(joined, text, None)

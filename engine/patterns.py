@@ -49,27 +49,142 @@ def _fold_class(inner: str) -> str:
     return "".join(out)
 
 
+def _class_end(source: str, start: int) -> int:
+    j = start + 1
+    if j < len(source) and source[j] == "^":
+        j += 1
+    if j < len(source) and source[j] == "]":
+        j += 1
+    while j < len(source) and source[j] != "]":
+        j += 2 if source[j] == "\\" else 1
+    return j
+
+
+def _group_end(source: str, start: int) -> int:
+    """Index of the parenthesis closing the group that opens at ``start``."""
+    depth = 0
+    j = start
+    while j < len(source):
+        ch = source[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "[":
+            j = _class_end(source, j) + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    raise PatternError(f"unbalanced parenthesis in {source!r}")
+
+
+def min_length(regex: str) -> int:
+    """The fewest characters an RE2 expression of this compiler's output can match.
+
+    Used to rank a pattern's components by how specific they are: a part that can
+    match one letter ("i") says little; one that needs six says a lot.
+    """
+    value, _ = _min_alternation(regex, 0)
+    return value
+
+
+def _min_alternation(regex: str, i: int) -> tuple[int, int]:
+    best: int | None = None
+    total = 0
+    last = 0
+    while i < len(regex) and regex[i] != ")":
+        ch = regex[i]
+        if ch == "|":
+            best = total if best is None else min(best, total)
+            total = last = 0
+            i += 1
+            continue
+        if ch == "(":
+            j = i + 1
+            if regex.startswith("?P<", j):
+                j = regex.index(">", j)
+            elif regex.startswith("?", j):
+                while regex[j] not in ":)":
+                    j += 1
+                if regex[j] == ")":  # a flag group such as (?i): matches nothing
+                    i = j + 1
+                    continue
+                j += 1
+            last, i = _min_alternation(regex, j)
+            i += 1  # the closing parenthesis
+        elif ch == "[":
+            last, i = 1, _class_end(regex, i) + 1
+        elif ch == "\\":
+            step = 2
+            if regex[i + 1 : i + 3] in ("p{", "P{"):
+                step = regex.index("}", i) - i + 1
+            elif regex[i + 1] in "pP":
+                step = 3
+            elif regex[i + 1] == "x":
+                step = regex.index("}", i) - i + 1 if regex[i + 2] == "{" else 4
+            last, i = 1, i + step
+        elif ch in "^$":
+            last, i = 0, i + 1
+        else:
+            last, i = 1, i + 1
+        # A quantifier applies to the atom just read.
+        if i < len(regex) and regex[i] in "?*":
+            last = 0
+            i += 1
+            if i < len(regex) and regex[i] == "?":
+                i += 1
+        elif i < len(regex) and regex[i] == "+":
+            i += 1
+        elif i < len(regex) and regex[i] == "{":
+            close = regex.index("}", i)
+            low = regex[i + 1 : close].split(",")[0]
+            last = last * int(low or 0)
+            i = close + 1
+        total += last
+    best = total if best is None else min(best, total)
+    return best, i
+
+
 class PatternError(ValueError):
     """A pattern or lexicon entry that cannot be compiled; the message says why."""
 
 
+# Group mentions are replaced by these private-use characters in the "skeleton"
+# of a text before full patterns run, so that {T} and {TM} compile to a few
+# bytes instead of every group term of the language (see engine.matcher).
+# ASCII control characters, so a marked text stays on the fast ASCII path;
+# normalization drops such characters from input, so no text can forge a mark.
+GROUP_MARK = "\x01"
+MODIFIER_MARK = "\x02"
+_MARKS_RE = {GROUP_MARK: "\\x01", MODIFIER_MARK: "\\x02"}
+
+
 @dataclass(frozen=True, slots=True)
 class SlotSource:
-    """What the ``{T}`` and ``{TM}`` slots expand to, already compiled."""
+    """What the ``{T}`` slot expands to besides a group mark, already compiled."""
 
-    groups: str  # alternation of every group-naming term
     references: str  # alternation of pronouns / demonstratives
-    modifiers: str  # alternation of modifier forms (plus terms)
     determiners: str | None
     tail: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class CompiledPattern:
-    """One pattern as a full RE2 source and as its cheap dispatch form."""
+    """One pattern as a full RE2 source and as its cheap dispatch components.
+
+    ``components`` are the parts every match must contain (lexicon macros,
+    literal words, non-optional groups), each a plain alternation that a
+    ``re2.Set`` scans cheaply; ``dispatch`` is the whole-pattern fallback used
+    only when a pattern cannot be split (a top-level ``|``).
+    """
 
     full: str
     dispatch: str
+    components: tuple[str, ...]
     filler_groups: tuple[str, ...]
 
 
@@ -239,9 +354,86 @@ class PatternCompiler:
             raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}} slot")
         fillers: list[str] = []
         body = self.translate(source, where=where, allow_slots=True, fillers=fillers)
-        dispatch = self.translate(source, where=where, allow_slots=True, dispatch=True)
+        components = self.components(source, where)
+        dispatch = (
+            ""
+            if components
+            else self.translate(source, where=where, allow_slots=True, dispatch=True)
+        )
         full = f"(?:^|{NOT_WORD})(?P<m>{body})(?:{NOT_WORD}|$)"
-        return CompiledPattern(full=full, dispatch=dispatch, filler_groups=tuple(fillers))
+        return CompiledPattern(
+            full=full,
+            dispatch=dispatch,
+            components=tuple(components),
+            filler_groups=tuple(fillers),
+        )
+
+    def components(self, source: str, where: str) -> list[str]:
+        """The parts of a pattern that every match must contain, compiled.
+
+        Walks the top level of the source: macros and groups without an optional
+        quantifier and runs of literal text are required; slots, fillers, escapes
+        and optional parts are not. A top-level ``|`` makes every part optional,
+        so such a pattern has no components (the caller falls back to ``dispatch``).
+        """
+        out: list[str] = []
+        literal: list[str] = []
+
+        def flush(drop_last: bool = False) -> None:
+            if drop_last and literal:
+                literal.pop()
+            text = "".join(literal).strip()
+            literal.clear()
+            if any(ch.isalpha() for ch in text):
+                out.append(self.translate(text, where=where, allow_slots=False))
+
+        def optional_after(pos: int) -> bool:
+            if pos < len(source) and source[pos] in "?*":
+                return True
+            return source.startswith("{0", pos)
+
+        i = 0
+        n = len(source)
+        while i < n:
+            ch = source[i]
+            if ch == "{":
+                close = source.find("}", i)
+                inner = source[i + 1 : close]
+                if _QUANTIFIER.fullmatch(inner):
+                    flush(drop_last=inner.startswith("0"))
+                elif inner in ("T", "TM") or inner == "F" or inner.startswith("F:"):
+                    flush()
+                else:
+                    flush()
+                    if not optional_after(close + 1):
+                        out.append(self.macro(inner, where))
+                i = close + 1
+            elif ch == "(":
+                close = _group_end(source, i)
+                flush()
+                group = source[i : close + 1]
+                if not optional_after(close + 1) and "{T" not in group and "{F" not in group:
+                    out.append(self.translate(group, where=where, allow_slots=False))
+                i = close + 1
+            elif ch == "[":
+                flush()
+                i = _class_end(source, i) + 1
+            elif ch == "\\":
+                flush()
+                i += 3 if source[i + 1 : i + 2] in ("p", "P") else 2
+            elif ch == "|":
+                return []
+            elif ch in "?*":
+                flush(drop_last=True)
+                i += 1
+            elif ch in ".^$+)":
+                flush()
+                i += 1
+            else:
+                literal.append(ch)
+                i += 1
+        flush()
+        return out
 
     def translate(
         self,
@@ -251,8 +443,13 @@ class PatternCompiler:
         allow_slots: bool,
         dispatch: bool = False,
         fillers: list[str] | None = None,
+        stub: bool = False,
     ) -> str:
-        """Rewrite pattern source into RE2 syntax (see docs/taxonomy-format.md)."""
+        """Rewrite pattern source into RE2 syntax (see docs/taxonomy-format.md).
+
+        ``stub`` replaces lexicon macros by a placeholder after checking that they
+        exist, to validate a pattern's own syntax cheaply.
+        """
         out: list[str] = []
         i = 0
         n = len(source)
@@ -312,10 +509,19 @@ class PatternCompiler:
                 elif inner == "F" or inner.startswith("F:"):
                     if not allow_slots:
                         raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
-                    words = self.macro(inner[2:], where) if inner.startswith("F:") else None
+                    words = None
+                    if inner.startswith("F:"):
+                        if inner[2:] not in self._lexicon:
+                            raise PatternError(f"{where}: unknown lexicon entry {{{inner[2:]}}}")
+                        words = "(?:x)" if stub else self.macro(inner[2:], where)
                     out.append(self._filler(dispatch, fillers, words))
                 elif MACRO_NAME.match(inner):
-                    out.append(self.macro(inner, where))
+                    if stub:
+                        if inner not in self._lexicon:
+                            raise PatternError(f"{where}: unknown lexicon entry {{{inner}}}")
+                        out.append("(?:x)")
+                    else:
+                        out.append(self.macro(inner, where))
                 else:
                     raise PatternError(f"{where}: unknown placeholder {{{inner}}}")
                 i = close + 1
@@ -341,10 +547,10 @@ class PatternCompiler:
             raise PatternError(f"{self._context}: slots used before anchors were compiled")
         s = self._slots
         if kind == "TM":
-            return f"(?P<t>{s.modifiers})"
+            return f"(?P<t>[{_MARKS_RE[GROUP_MARK]}{_MARKS_RE[MODIFIER_MARK]}])"
         det = f"(?:{s.determiners}\\s+)*" if s.determiners else ""
         tail = f"(?:\\s*{s.tail})?" if s.tail else ""
-        return f"(?P<t>{det}(?:{s.groups}|{s.references}){tail})"
+        return f"(?P<t>{det}(?:{_MARKS_RE[GROUP_MARK]}|{s.references}){tail})"
 
     def _filler(self, dispatch: bool, fillers: list[str] | None, words: str | None) -> str:
         """A run of 0..K words; ``words`` restricts them to a lexicon entry's terms."""

@@ -26,6 +26,8 @@ from engine.taxonomy_models import (
 )
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+# libyaml's C parser when the wheel has it: the taxonomy is read at every start.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 DEFAULT_TAXONOMY = Path(__file__).resolve().parent.parent / "taxonomy" / "taxonomy_v1.yaml"
 
@@ -66,7 +68,7 @@ def _read_yaml(path: Path) -> tuple[Any, bytes]:
     except OSError as exc:
         raise TaxonomyError(f"{path}: cannot read taxonomy file: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = yaml.load(raw.decode("utf-8"), Loader=_LOADER)  # the C or Python *safe* loader
     except UnicodeDecodeError as exc:
         raise TaxonomyError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except yaml.YAMLError as exc:
@@ -157,7 +159,11 @@ def _check_pack(path: Path, pack: LanguagePack, row_ids: set[str]) -> None:
 
 
 def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
-    """Compile every pattern's dispatch form so a bad regex fails at load time."""
+    """Compile every lexicon entry, anchor and pattern so a bad regex fails at load.
+
+    Patterns are checked with their macros stubbed out (each macro was checked on
+    its own), which keeps this fast enough to run at every start.
+    """
     # Imported here: the compiler depends on the models, not the other way round.
     from engine.patterns import PatternCompiler, PatternError
 
@@ -174,35 +180,25 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
             context=str(path),
             typo_exclude=pack.typo_exclude,
         )
-        for row_id, specs in pack.patterns.items():
-            for index, spec in enumerate(specs):
-                where = f"{path}: row {row_id}: pattern {index}"
-                try:
-                    dispatch = compiler.translate(
-                        spec.regex, where=where, allow_slots=True, dispatch=True
-                    )
-                    if spec.regex.count("{T}") + spec.regex.count("{TM}") != 1:
-                        raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}}")
-                    re2.compile(dispatch, options)
-                except PatternError as exc:
-                    raise TaxonomyError(str(exc)) from None
-                except re2.error as exc:
-                    raise TaxonomyError(f"{where}: bad regex {spec.regex!r}: {exc}") from None
+        checks: list[tuple[str, str, str]] = []
         for name, entry in pack.lexicon.items():
-            for term in entry.terms:
-                try:
-                    re2.compile(compiler.translate(term, where=name, allow_slots=False), options)
-                except (PatternError, re2.error) as exc:
-                    raise TaxonomyError(
-                        f"{path}: lexicon {name}: bad term {term!r}: {exc}"
-                    ) from None
+            checks.extend((f"{path}: lexicon {name}", term, "term") for term in entry.terms)
         for anchor in pack.anchors:
             for term in [*anchor.terms, *anchor.modifiers]:
-                try:
-                    re2.compile(
-                        compiler.translate(term, where=anchor.id, allow_slots=False), options
-                    )
-                except (PatternError, re2.error) as exc:
-                    raise TaxonomyError(
-                        f"{path}: anchor {anchor.id}: bad term {term!r}: {exc}"
-                    ) from None
+                checks.append((f"{path}: anchor {anchor.id}", term, "term"))
+        checks.extend((f"{path}: references", term, "term") for term in pack.references)
+        for row_id, specs in pack.patterns.items():
+            for index, spec in enumerate(specs):
+                checks.append((f"{path}: row {row_id}: pattern {index}", spec.regex, "pattern"))
+        for where, source, kind in checks:
+            try:
+                if kind == "pattern" and source.count("{T}") + source.count("{TM}") != 1:
+                    raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}} slot")
+                regex = compiler.translate(
+                    source, where=where, allow_slots=kind == "pattern", dispatch=True, stub=True
+                )
+                re2.compile(regex, options)
+            except PatternError as exc:
+                raise TaxonomyError(str(exc)) from None
+            except re2.error as exc:
+                raise TaxonomyError(f"{where}: bad regex {source!r}: {exc}") from None

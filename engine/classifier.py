@@ -33,6 +33,8 @@ _WORD = re.compile(r"\S+")
 
 Clock = Callable[[], datetime]
 _NO_TARGET = "NO HARM: no identity-group target found."
+# How far a negation cue that starts before a match may run into it.
+_CUE_OVERHANG = 40
 
 
 def _utc_now() -> datetime:
@@ -380,12 +382,17 @@ class Classifier:
         window_start = self._last_words_start(
             text, clause_start, start, self.root.windows.negation_words_before
         )
-        regions = [(window_start, start), *[(s, e) for s, e in inner if e > s]]
+        # Before the match: cues that *begin* there, even if they run into the
+        # match ("stop | calling them rats", "it is a lie | that they ...").
+        before = (window_start, min(sentence_end, start + _CUE_OVERHANG), start)
+        regions = [before, *[(s, e, e) for s, e in inner if e > s]]
         exceptions = list(
             matcher.negation_exceptions.find_all(work.subject, sentence_start, sentence_end)
         )
-        for r_start, r_end in regions:
+        for r_start, r_end, latest_start in regions:
             for cue_start, cue_end in matcher.negation.find_all(work.subject, r_start, r_end):
+                if cue_start >= latest_start:
+                    break
                 if any(x_start < cue_end and cue_start < x_end for x_start, x_end in exceptions):
                     continue
                 o_span = work.norm.to_original(cue_start, cue_end)
@@ -408,7 +415,21 @@ class Classifier:
         scope_start, scope_end = work.sentence_range(
             sentence - reach, work.sentence_of(end) + reach
         )
-        condemnation = matcher.condemnation.first(work.subject, scope_start, scope_end)
+        # Rhetorical constructions ("is it really so wrong to say ...") neither
+        # negate nor condemn: the negation exceptions mask condemnation cues too.
+        exceptions = list(
+            matcher.negation_exceptions.find_all(work.subject, scope_start, scope_end)
+        )
+        condemnation = next(
+            (
+                (c_start, c_end)
+                for c_start, c_end in matcher.condemnation.find_all(
+                    work.subject, scope_start, scope_end
+                )
+                if not any(x_start < c_end and c_start < x_end for x_start, x_end in exceptions)
+            ),
+            None,
+        )
         if condemnation is None:
             return None
         reporting = self._quoted(work.text, start, scope_start)

@@ -401,7 +401,7 @@ class PatternCompiler:
                 inner = source[i + 1 : close]
                 if _QUANTIFIER.fullmatch(inner):
                     flush(drop_last=inner.startswith("0"))
-                elif inner in ("T", "TM") or inner == "F" or inner.startswith("F:"):
+                elif inner in ("T", "TM", "G") or inner == "F" or inner.startswith("F:"):
                     flush()
                 else:
                     flush()
@@ -412,7 +412,9 @@ class PatternCompiler:
                 close = _group_end(source, i)
                 flush()
                 group = source[i : close + 1]
-                if not optional_after(close + 1) and "{T" not in group and "{F" not in group:
+                if not optional_after(close + 1) and not any(
+                    token in group for token in ("{T", "{F", "{G}")
+                ):
                     out.append(self.translate(group, where=where, allow_slots=False))
                 i = close + 1
             elif ch == "[":
@@ -506,6 +508,10 @@ class PatternCompiler:
                     if not allow_slots:
                         raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
                     out.append(self._slot(inner, dispatch))
+                elif inner == "G":
+                    # Any group mention, without capturing it as the target: for a
+                    # group noun inside a pattern's literal text ("our women").
+                    out.append(r"(?s:.)" if dispatch else "[\\x01\\x02]")
                 elif inner == "F" or inner.startswith("F:"):
                     if not allow_slots:
                         raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")

@@ -103,6 +103,12 @@ class ScanHits:
 
 
 _NO_HITS = ScanHits((), (), ())
+_GLUED_MIN_BYTES = 5
+
+
+def _word_follows(padded: bytes, end: int) -> bool:
+    """Whether the byte after a match (in padded coordinates) starts a word."""
+    return end < len(padded) and (padded[end : end + 1].isalnum() or padded[end] >= 0x80)
 
 
 def _bounded(body: str) -> str:
@@ -345,6 +351,10 @@ class LanguageMatcher:
             # in padded bytes, which is [start, end - trail - 1) in the text.
             b_start, b_end = start, end - trail - 1
             kinds = identify.Match(subject.data[b_start:b_end])
+            # A short name run into a longer word is far more often the start of
+            # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
+            if kinds and glued and b_end - b_start < _GLUED_MIN_BYTES and _word_follows(data, end):
+                kinds = None
             if kinds:
                 info, kind = groups[min(kinds)]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))

@@ -137,8 +137,14 @@ class Classifier:
         self._matchers: dict[str, LanguageMatcher] = {}
         self._lock = threading.Lock()
         self._threshold = self.root.decision_threshold
+        # What a result records when the provider is not asked: without one,
+        # "not_configured"; with one, nothing survived to amplify.
+        configured = not isinstance(self.amplifier, NullAmplifier)
         self._no_amplification = AmplificationResult(
-            factor=1.0, provider=None, model_version=None, skipped_reason="not_configured"
+            factor=1.0,
+            provider=self.root.amplification.provider if configured else None,
+            model_version=None,
+            skipped_reason="no_surviving_signal" if configured else "not_configured",
         )
 
     # -- languages -------------------------------------------------------------

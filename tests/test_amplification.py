@@ -17,15 +17,8 @@ import httpx
 import pytest
 import yaml
 
-from engine.amplification import (
-    AmplificationResult,
-    AzureLanguageAmplifier,
-    NullAmplifier,
-    _Breaker,
-    _Permit,
-    _retry_after_s,
-    build_amplifier,
-)
+from engine.amplification import AmplificationResult, NullAmplifier, build_amplifier
+from engine.azure_language import AzureLanguageAmplifier, _Breaker, _Permit, _retry_after_s
 from engine.taxonomy_models import Amplification
 from tests.fakes.azure_language import (
     DOC_ERROR_MARKER,

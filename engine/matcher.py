@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import re2
 
+from engine.normalize import UNANCHORED as _UNANCHORED
 from engine.patterns import NEVER, NOT_WORD, PatternCompiler, PatternError, SlotSource, min_length
-from engine.subject import UNANCHORED as _UNANCHORED
 from engine.subject import Subject
 from engine.taxonomy import LoadedTaxonomy, TaxonomyError
 from engine.taxonomy_models import Dogwhistle, Row

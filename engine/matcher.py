@@ -103,7 +103,19 @@ class ScanHits:
 
 
 _NO_HITS = ScanHits((), (), ())
-_GLUED_MIN_BYTES = 5
+_GLUED_MIN_CHARS = 5
+
+
+def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
+    """Whether a name run into the next word may still count as a mention.
+
+    Only Latin-script names of five letters or more: deleting a space to dodge a
+    filter ("muslimvermin") is a Latin-script trick, while in Cyrillic or Arabic
+    script, and for short names anywhere, a group word at the start of a longer
+    word is nearly always an unrelated word ("السودان", "matasa").
+    """
+    piece = subject.data[b_start:b_end]
+    return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
 
 
 def _word_follows(padded: bytes, end: int) -> bool:
@@ -353,7 +365,12 @@ class LanguageMatcher:
             kinds = identify.Match(subject.data[b_start:b_end])
             # A short name run into a longer word is far more often the start of
             # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
-            if kinds and glued and b_end - b_start < _GLUED_MIN_BYTES and _word_follows(data, end):
+            if (
+                kinds
+                and glued
+                and _word_follows(data, end)
+                and not _gluable(subject, b_start, b_end)
+            ):
                 kinds = None
             if kinds:
                 info, kind = groups[min(kinds)]

@@ -562,7 +562,7 @@ class PatternCompiler:
         """A run of 0..K words; ``words`` restricts them to a lexicon entry's terms."""
         # Restricted fillers may run into the next word ("absolutefilth"): their
         # words come from a list, so that cannot split an unrelated word.
-        word = rf"{words}\s*" if words else r"[^\s.!?;:,\"]+\s+"
+        word = rf"{words}\s*" if words else r"[^\s.!?;:,\"\x{060C}\x{061B}\x{061F}]+\s+"
         if dispatch:
             return f"(?:{word}){{0,{self._filler_max}}}"
         name = f"f{len(fillers) if fillers is not None else 0}"

@@ -12,6 +12,7 @@ import bisect
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -44,6 +45,25 @@ def _utc_now() -> datetime:
 def format_timestamp(moment: datetime) -> str:
     """ISO-8601 UTC with microseconds and a Z, the one format used everywhere."""
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+_second_cache: tuple[int, str] = (-1, "")
+
+
+def fast_timestamp() -> str:
+    """``format_timestamp`` of now, formatting the date part once per second.
+
+    Every result carries a timestamp; building a datetime for each text costs
+    more than classifying most texts.
+    """
+    global _second_cache
+    now_ns = time.time_ns()
+    seconds, nanos = divmod(now_ns, 1_000_000_000)
+    cached_second, prefix = _second_cache
+    if seconds != cached_second:
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        _second_cache = (seconds, prefix)
+    return f"{prefix}.{nanos // 1000:06d}Z"
 
 
 def content_hash(text: str) -> str:
@@ -137,6 +157,7 @@ class Classifier:
         self._matchers: dict[str, LanguageMatcher] = {}
         self._lock = threading.Lock()
         self._threshold = self.root.decision_threshold
+        self._confidence = {code: ref.confidence for code, ref in self.root.languages.items()}
         # What a result records when the provider is not asked: without one,
         # "not_configured"; with one, nothing survived to amplify.
         configured = not isinstance(self.amplifier, NullAmplifier)
@@ -207,7 +228,7 @@ class Classifier:
         code, fallback_note = self.resolve_language(language)
         matcher = self.matcher(code)
         norm = normalize(text)
-        subject = Subject(norm.text)
+        subject = Subject(norm.text, norm.data)
         # No group named anywhere (and no context to name one): no pattern could
         # find a target, so the scan stops there.
         hits = matcher.scan(subject, need_target=self.root.require_target_present and not context)
@@ -556,7 +577,7 @@ class Classifier:
             content_hash=content_hash(text),
             matched_pattern=winner.pattern_id if harmful and winner else None,
             amplification=amplification,
-            timestamp=format_timestamp(self._clock()),
+            timestamp=self._timestamp(),
             severity=severity,
         )
 
@@ -575,15 +596,20 @@ class Classifier:
             decision_rationale=rationale,
             taxonomy_version=self.root.version,
             language=code,
-            language_confidence=self.root.languages[code].confidence,
+            language_confidence=self._confidence[code],
             dogwhistle_matched=None,
             counter_narrative_guidance=None,
             content_hash=content_hash(text),
             matched_pattern=None,
             amplification=self._no_amplification,
-            timestamp=format_timestamp(self._clock()),
+            timestamp=self._timestamp(),
             severity=0,
         )
+
+    def _timestamp(self) -> str:
+        if self._clock is _utc_now:
+            return fast_timestamp()
+        return format_timestamp(self._clock())
 
     @staticmethod
     def _no_harm_reason(

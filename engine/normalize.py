@@ -88,7 +88,11 @@ _SPACED = re.compile(rf"(?:^|(?<=[\W_]))({_UNIT}[ .\-_*](?:{_UNIT}[ .\-_*])+{_UN
 # The same shape as a capture-free RE2 program, run first on the bytes: its DFA
 # answers "is there any spaced-out word?" in about a microsecond, and only then
 # does the slower stdlib expression above locate the runs.
-_SPACED_FILTER = _re2_program(r"(?:^|[^\pL\pN])(?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$](?:[^\pL\pN]|$)")
+_SPACED_SHAPE = r"(?:^|[^\pL\pN])(?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$](?:[^\pL\pN]|$)"
+_SPACED_FILTER = _re2_program(_SPACED_SHAPE)
+# The ASCII fast path asks one question with one DFA pass: is there anything to
+# fold beyond case, that is a spaced-out word or a control character?
+_ASCII_FILTER = _re2_program(_SPACED_SHAPE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SEPARATORS = frozenset(" .-_*")
 
 
@@ -150,6 +154,7 @@ class Normalized:
     text: str
     original: str
     offsets: tuple[int, ...] | None
+    data: bytes | None = None  # UTF-8 of ``text`` when already computed
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Map a normalized [start, end) span to the original text."""
@@ -164,11 +169,13 @@ class Normalized:
 
 def normalize(text: str) -> Normalized:
     """Fold ``text`` for matching; see the module docstring for what is folded."""
-    if text.isascii() and _CONTROL.search(text) is None:
+    if text.isascii():
         lowered = text.lower()
-        if not _has_spaced(lowered):
-            return Normalized(lowered, text, None)
-        return _join_spaced(lowered, text, list(range(len(text))))
+        data = lowered.encode("ascii")
+        if _ASCII_FILTER.Match(UNANCHORED, data, 0, len(data))[0][0] < 0:
+            return Normalized(lowered, text, None, data)
+        if _CONTROL.search(text) is None:
+            return _join_spaced(lowered, text, list(range(len(text))))
     chars: list[str] = []
     offsets: list[int] = []
     for index, ch in enumerate(text):

@@ -25,9 +25,9 @@ class Subject:
 
     __slots__ = ("_byte_of", "_char_of", "ascii", "data", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, data: bytes | None = None) -> None:
         self.text = text
-        self.data = text.encode("utf-8", "surrogatepass")
+        self.data = data if data is not None else text.encode("utf-8", "surrogatepass")
         self.ascii = len(self.data) == len(text)
         self._char_of: list[int] | None = None
         self._byte_of: list[int] | None = None

@@ -58,9 +58,7 @@ def test_provider_is_not_asked_when_nothing_survived(
     }
 
 
-def test_provider_never_creates_a_match(
-    taxonomy: LoadedTaxonomy, fake: FakeAzureLanguage
-) -> None:
+def test_provider_never_creates_a_match(taxonomy: LoadedTaxonomy, fake: FakeAzureLanguage) -> None:
     result = _classifier(taxonomy, fake.endpoint).classify("I hate this filthy rotten weather.")
     assert not result.is_harmful and fake.count() == 0
 

@@ -251,11 +251,19 @@ class PatternCompiler:
         self._lexicon = lexicon
         self._obfuscation = obfuscation
         self._classes = obfuscation.letter_classes
+        self._widened: dict[str, str] = {}
         self._filler_max = filler_max_words
         self._context = context
         self._macro_cache: dict[str, str] = {}
         self._expanding: list[str] = []
         self._slots: SlotSource | None = None
+
+    def _widen(self, ch: str) -> str:
+        """A folded literal character as RE2 source, with its look-alikes (memoized)."""
+        widened = self._widened.get(ch)
+        if widened is None:
+            widened = self._widened[ch] = _class_for(ch, self._classes)
+        return widened
 
     def bind_slots(self, slots: SlotSource) -> None:
         self._slots = slots
@@ -540,7 +548,7 @@ class PatternCompiler:
                 i += 1
             else:
                 folded = fold_char(ch)
-                widened = "".join(_class_for(c, self._classes) for c in folded)
+                widened = "".join(self._widen(c) for c in folded)
                 out.append(widened if len(folded) <= 1 else f"(?:{widened})")
                 i += 1
         result = "".join(out)

@@ -14,10 +14,10 @@ from typing import Annotated
 
 import typer
 
-from workbench.commands import classify
+from workbench.commands import classify, validate
 from workbench.errors import ReportingGroup
 
-REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (classify.register,)
+REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (classify.register, validate.register)
 
 
 def package_version() -> str:

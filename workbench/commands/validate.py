@@ -1,0 +1,489 @@
+"""``harmwatch validate custom``: score the classifier against a labelled JSONL or CSV file.
+
+One command reproduces the external-evaluation protocol (recall on positives,
+true-negative rate on negatives, flag rate on everything else, per group), so
+an evaluation report never depends on a one-off script. Reading is
+``workbench.samples``; scoring is ``engine.validation``; this module wires them
+together and renders the report.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.console import Console, RenderableType
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from engine import Classifier, build_classifier
+from engine.validation import Sample, ValidationRun
+from workbench.options import JsonFlag, settings_of
+from workbench.output import console, visible, write_json
+from workbench.samples import (
+    DEFAULT_NEGATIVE,
+    DEFAULT_POSITIVE,
+    Columns,
+    Labels,
+    SampleFormat,
+    SampleReader,
+    count_lines,
+    detect_format,
+    fold_label,
+)
+
+SHOWN_FAILURES = 20
+# Distinct not-scored labels listed by name; more are lumped together, so a file
+# with a free-text label column cannot grow the tally without bound.
+LISTED_LABELS = 20
+TEXT_CHARS = 80
+RATIONALE_CHARS = 200
+DASH = "—"
+
+FileArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="FILE",
+        show_default=False,
+        help="Samples: .jsonl (one JSON object a line) or .csv (with a header row).",
+    ),
+]
+FormatOption = Annotated[
+    SampleFormat | None,
+    typer.Option(
+        "--format", show_default=False, help="Read FILE as this format whatever its extension."
+    ),
+]
+
+
+def _column(flag: str, help_text: str) -> Any:
+    return typer.Option(flag, metavar="NAME", show_default=False, help=help_text)
+
+
+TextCol = Annotated[str, _column("--text-col", "Column with the text (default text).")]
+LabelCol = Annotated[
+    str, _column("--label-col", "Column with the label (default expected_harmful).")
+]
+GroupCol = Annotated[
+    str | None, _column("--group-col", "Column to break results down by (default group).")
+]
+LanguageCol = Annotated[
+    str | None, _column("--language-col", "Column with the language code (default language).")
+]
+MechanismCol = Annotated[
+    str | None,
+    _column(
+        "--mechanism-col",
+        "Column with the expected harm mechanism (default expected_mechanism).",
+    ),
+]
+IdCol = Annotated[str | None, _column("--id-col", "Column with a sample id (default id).")]
+PositiveOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--positive",
+        metavar="VALUE",
+        show_default=False,
+        help=f"Label value meaning harmful; repeatable (default {', '.join(DEFAULT_POSITIVE)}).",
+    ),
+]
+NegativeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--negative",
+        metavar="VALUE",
+        show_default=False,
+        help=f"Label value meaning not harmful; repeatable (default "
+        f"{', '.join(DEFAULT_NEGATIVE)}).",
+    ),
+]
+DefaultLanguageOption = Annotated[
+    str | None,
+    typer.Option(
+        "--default-language",
+        metavar="LANG",
+        show_default=False,
+        help="Language for rows without one (default: the classifier's, en).",
+    ),
+]
+NameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--name", metavar="TEXT", show_default=False, help="Report name (default the file's stem)."
+    ),
+]
+MarkdownFlag = Annotated[
+    bool,
+    typer.Option("--markdown", help="Print the overall and per-group tables as GitHub Markdown."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(
+        name="validate",
+        help="Measure the classifier against labelled samples.",
+        no_args_is_help=True,
+    )
+    group.command("custom")(custom)
+    app.add_typer(group, name="validate")
+
+
+def custom(
+    ctx: typer.Context,
+    file: FileArgument,
+    fmt: FormatOption = None,
+    text_col: TextCol = "text",
+    label_col: LabelCol = "expected_harmful",
+    positive: PositiveOption = None,
+    negative: NegativeOption = None,
+    group_col: GroupCol = None,
+    language_col: LanguageCol = None,
+    mechanism_col: MechanismCol = None,
+    id_col: IdCol = None,
+    default_language: DefaultLanguageOption = None,
+    name: NameOption = None,
+    as_json: JsonFlag = False,
+    markdown: MarkdownFlag = False,
+) -> None:
+    """Classify every sample in FILE and report accuracy, precision, recall, F1 and the
+    true-negative rate, overall and per group.
+
+    A row whose label is neither a --positive nor a --negative value is classified and
+    reported as "not scored" (its flag rate is shown), not counted as right or wrong.
+    Optional columns (group, language, expected_mechanism, id) are read when present; a
+    column named with an option must exist. A malformed row (bad JSON, a missing column,
+    non-UTF-8 bytes, an empty or over-long text) stops the run, naming the file and line,
+    because numbers from a partly-read file would mislead. Exit status: 0 done, 2 error.
+    """
+    if as_json and markdown:
+        raise typer.BadParameter("give --json or --markdown, not both", param_hint="--markdown")
+    sample_format = detect_format(file, fmt)
+    labels = Labels.of(positive or DEFAULT_POSITIVE, negative or DEFAULT_NEGATIVE)
+    columns = Columns(
+        text=text_col,
+        label=label_col,
+        group=group_col,
+        language=language_col,
+        mechanism=mechanism_col,
+        id=id_col,
+        default_language=default_language,
+    )
+    with file.open("rb"):  # a missing file fails before the slow classifier build
+        pass
+    classifier = build_classifier(settings_of(ctx))
+    reader = SampleReader(
+        file,
+        sample_format,
+        columns,
+        labels,
+        check=lambda text, language: classifier.check_input(text, None, language),
+        max_text_chars=classifier.max_text_chars,
+    )
+    report, tally = _run(classifier, reader, name or file.stem, show=not as_json)
+    _warn_unused_labels(positive, negative, labels, tally)
+    if as_json:
+        write_json(report, typer.get_binary_stream("stdout"))
+    elif markdown:
+        typer.echo(render_markdown(report), nl=False)
+    else:
+        _print_report(console(), report, tally)
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LabelTally:
+    """Which raw labels the rows carried: the not-scored ones by count, the scored ones seen.
+
+    Shown with the report so that a typo in --positive (every positive row silently
+    "not scored") is visible at a glance.
+    """
+
+    not_scored: Counter[str] = field(default_factory=Counter)
+    other_not_scored: int = 0
+    scored: set[str] = field(default_factory=set)
+
+    def add(self, sample: Sample, labels: Labels) -> None:
+        label = sample.label or ""
+        if sample.expected_harmful is not None:
+            folded = fold_label(label)
+            if folded in labels.positive or folded in labels.negative:  # bounded by the options
+                self.scored.add(folded)
+        elif label in self.not_scored or len(self.not_scored) < LISTED_LABELS:
+            self.not_scored[label] += 1
+        else:
+            self.other_not_scored += 1
+
+
+def _run(
+    classifier: Classifier, reader: SampleReader, name: str, *, show: bool
+) -> tuple[dict[str, Any], LabelTally]:
+    run = ValidationRun(classifier, name=name)
+    tally = LabelTally()
+    with _progress(reader.path, show=show and sys.stderr.isatty()) as advance:
+        for sample in reader:
+            run.add(sample)
+            tally.add(sample, reader.labels)
+            advance(reader.line)
+    return run.report(), tally
+
+
+@contextmanager
+def _progress(path: Path, *, show: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar over the file's lines on stderr; a no-op when it would not be seen."""
+    if not show:
+        yield lambda _line: None
+        return
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console(stderr=True), transient=True) as progress:
+        task = progress.add_task("validating", total=count_lines(path))
+        yield lambda line: progress.update(task, completed=line)
+
+
+def _warn_unused_labels(
+    positive: Sequence[str] | None,
+    negative: Sequence[str] | None,
+    labels: Labels,
+    tally: LabelTally,
+) -> None:
+    """A value the user passed that no row carried is almost always a typo."""
+    for flag, given in (("--positive", positive), ("--negative", negative)):
+        for value in given or ():
+            if fold_label(value) not in tally.scored:
+                typer.echo(f"warning: {flag} {value!r} matched no row's label", err=True)
+
+
+# -- numbers -------------------------------------------------------------------------------
+
+
+def pct(value: float | None) -> str:
+    """A 0–1 ratio as a percentage with one decimal; a dash when there was nothing to divide."""
+    return DASH if value is None else f"{value * 100:.1f}%"
+
+
+def _of(value: float | None, count: int) -> str:
+    return DASH if value is None else f"{pct(value)} of {count}"
+
+
+def _rate_n(value: float | None, count: int) -> str:
+    return DASH if value is None else f"{pct(value)} ({count})"
+
+
+def _confusion(confusion: Mapping[str, int]) -> str:
+    return "  ".join(f"{key.upper()} {confusion[key]}" for key in ("tp", "fp", "tn", "fn"))
+
+
+# -- human output ----------------------------------------------------------------------------
+
+
+def _print_report(out: Console, report: Mapping[str, Any], tally: LabelTally) -> None:
+    out.print(_summary(report, tally))
+    if report["by_group"]:
+        out.print()
+        out.print(_group_table(report["by_group"]))
+    failures = report["failures"]
+    if failures:
+        out.print()
+        out.print(_failure_table(failures[:SHOWN_FAILURES], report["failure_count"]))
+
+
+def _table(title: str) -> Table:
+    return Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+    )
+
+
+def _summary(report: Mapping[str, Any], tally: LabelTally) -> Table:
+    table = _table(f"Validation: {visible(report['name'])}")
+    table.add_column("Metric", style="dim", no_wrap=True)
+    table.add_column("Value", overflow="fold")
+    confusion = report["confusion"]
+    scored = sum(confusion.values())
+    table.add_row("Samples", f"{report['total']} ({scored} scored)")
+    table.add_row("Accuracy", pct(report["accuracy"]))
+    table.add_row("Precision", pct(report["precision"]))
+    table.add_row("Recall", _of(report["recall"], confusion["tp"] + confusion["fn"]))
+    table.add_row("F1", pct(report["f1"]))
+    table.add_row(
+        "True-negative rate",
+        _of(report["true_negative_rate"], confusion["tn"] + confusion["fp"]),
+    )
+    table.add_row("Confusion", _confusion(confusion))
+    table.add_row("Not scored", _not_scored(report, tally))
+    table.add_row("Mechanism accuracy", pct(report["mechanism_accuracy"]))
+    languages = ", ".join(
+        f"{visible(code)} {metrics['total']}" for code, metrics in report["by_language"].items()
+    )
+    table.add_row("Languages", languages or DASH)
+    table.add_row("Failures", str(report["failure_count"]))
+    table.add_row("Duration", f"{report['duration_ms'] / 1000:.2f} s")
+    return table
+
+
+def _not_scored(report: Mapping[str, Any], tally: LabelTally) -> Text:
+    count = report["not_scored"]
+    if not count:
+        return Text("0")
+    text = Text(f"{count}, flagged {pct(report['not_scored_flag_rate'])}")
+    named = ", ".join(
+        f"{visible(label) or '(empty)'} {n}" for label, n in tally.not_scored.most_common()
+    )
+    if tally.other_not_scored:
+        named += f", other labels {tally.other_not_scored}"
+    text.append(f" (labels: {named})", "dim")
+    return text
+
+
+def _group_table(groups: Mapping[str, Mapping[str, Any]]) -> Table:
+    table = _table("By group")
+    table.caption = (
+        "Recall on positives, true-negative rate on negatives, flag rate on not-scored rows; "
+        "(n) is how many rows each rate is over."
+    )
+    table.caption_justify = "left"
+    table.add_column("Group", ratio=1, min_width=16, overflow="fold")
+    table.add_column("n", justify="right", no_wrap=True)
+    for header in ("Recall", "TNR", "Flag rate", "Accuracy"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.expand = True
+    for group, metrics in sorted(groups.items()):
+        table.add_row(
+            Text(visible(group)),
+            str(metrics["total"]),
+            _rate_n(metrics["recall"], metrics["positives"]),
+            _rate_n(metrics["true_negative_rate"], metrics["negatives"]),
+            _rate_n(metrics["not_scored_flag_rate"], metrics["not_scored"]),
+            pct(metrics["accuracy"]),
+        )
+    return table
+
+
+def _verdict(harmful: bool | None, mechanism: str | None) -> str:
+    verdict = "harmful" if harmful else "not harmful"
+    return f"{verdict} · {mechanism}" if harmful and mechanism else verdict
+
+
+def _clip(text: str, limit: int) -> Text:
+    shown = visible(text)
+    return Text(shown if len(shown) <= limit else shown[: limit - 1] + "…")
+
+
+def _failure_table(failures: Sequence[Mapping[str, Any]], count: int) -> Table:
+    more = f" (first {len(failures)} of {count}; --json lists up to 200)"
+    table = _table("Failures" + (more if count > len(failures) else ""))
+    with_ids = any(failure["id"] is not None for failure in failures)
+    if with_ids:
+        table.add_column("Id", no_wrap=True, max_width=12, overflow="ellipsis")
+    # Every flexible column has a ratio, or Rich gives the verdicts their full width first.
+    table.add_column("Text (group)", ratio=3, overflow="fold")
+    table.add_column("Expected", ratio=2, min_width=11, overflow="fold")
+    table.add_column("Got", ratio=2, min_width=11, overflow="fold")
+    table.add_column("Rationale", ratio=4, overflow="fold")
+    table.expand = True
+    for failure in failures:
+        text = _clip(failure["text"], TEXT_CHARS)
+        if failure["group"] is not None:
+            text.append(f"\n{visible(failure['group'])}", "dim")
+        cells: list[RenderableType] = [
+            text,
+            _verdict(failure["expected_harmful"], failure["expected_mechanism"]),
+            _verdict(failure["got_harmful"], failure["got_mechanism"]),
+            _clip(failure["rationale"], RATIONALE_CHARS),
+        ]
+        if with_ids:
+            cells.insert(0, Text(DASH if failure["id"] is None else visible(str(failure["id"]))))
+        table.add_row(*cells)
+    return table
+
+
+# -- Markdown ------------------------------------------------------------------------------
+
+_MD_COLUMNS = ("positives", "recall", "negatives", "TNR", "not scored", "flag rate")
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """The overall and per-group tables as GitHub Markdown, for pasting into a report.
+
+    The overall table adds precision, F1 and accuracy: they are defined on
+    positives vs negatives as a whole, which is how the protocol reports them.
+    """
+    overall = {
+        "positives": report["confusion"]["tp"] + report["confusion"]["fn"],
+        "negatives": report["confusion"]["tn"] + report["confusion"]["fp"],
+        "recall": report["recall"],
+        "true_negative_rate": report["true_negative_rate"],
+        "not_scored": report["not_scored"],
+        "not_scored_flag_rate": report["not_scored_flag_rate"],
+    }
+    lines = [
+        f"### {_md_cell(report['name'])}: overall",
+        "",
+        _md_row(["", *_MD_COLUMNS, "precision", "F1", "accuracy"]),
+        _md_rule(10),
+        _md_row(
+            [
+                "all",
+                *_md_counts(overall),
+                pct(report["precision"]),
+                pct(report["f1"]),
+                pct(report["accuracy"]),
+            ]
+        ),
+        "",
+    ]
+    if report["by_group"]:
+        lines += [
+            f"### {_md_cell(report['name'])}: by group",
+            "",
+            _md_row(["group", *_MD_COLUMNS]),
+            _md_rule(7),
+        ]
+        lines += [
+            _md_row([_md_cell(group), *_md_counts(metrics)])
+            for group, metrics in sorted(report["by_group"].items())
+        ]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _md_counts(metrics: Mapping[str, Any]) -> list[str]:
+    return [
+        str(metrics["positives"]),
+        pct(metrics["recall"]),
+        str(metrics["negatives"]),
+        pct(metrics["true_negative_rate"]),
+        str(metrics["not_scored"]),
+        pct(metrics["not_scored_flag_rate"]),
+    ]
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _md_rule(columns: int) -> str:
+    return "|---" + "|---:" * (columns - 1) + "|"
+
+
+def _md_cell(value: str) -> str:
+    """Data (a group name) made safe for one table cell: no pipes, newlines or controls."""
+    return " ".join(visible(value).replace("\\", "\\\\").replace("|", "\\|").split())

@@ -1,0 +1,390 @@
+"""Labelled samples read from a JSONL or CSV file, one at a time, for validation runs.
+
+A validation run is only worth its numbers if every row was read as the user
+meant it, so a malformed row (bad JSON, a missing column, non-UTF-8 bytes, an
+empty or over-long text) aborts the run with ``<file>:<line>: <problem>``
+rather than being skipped and silently changing the denominator. A label that
+is neither a positive nor a negative value is not an error: the row is
+classified and reported as "not scored", which is how evaluation sets mark
+cases that are hateful yet outside harmwatch's definition of harm.
+
+Files are read in binary, line by line, with a per-line byte cap, so memory stays
+constant however large the file and a line number is known for every problem.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import partial
+from pathlib import Path
+from typing import IO
+
+import orjson
+
+from engine.validation import Sample
+from workbench.output import visible
+
+DEFAULT_POSITIVE = ("true", "1", "yes", "harmful")
+DEFAULT_NEGATIVE = ("false", "0", "no", "not_harmful")
+
+# Room on a line for the fields around a text (label, group, id, ...).
+_LINE_SLACK = 64 * 1024
+# A JSON-escaped character takes at most 12 bytes (a surrogate pair of \\uXXXX escapes).
+_BYTES_PER_CHAR = 12
+# How many column names an error message lists before eliding the rest.
+_LISTED_COLUMNS = 30
+
+TextCheck = Callable[[str, str | None], None]
+
+
+class SampleFileError(ValueError):
+    """A problem with the sample file; ``str()`` is ``<file>:<line>: <problem>``."""
+
+    def __init__(self, path: Path, line: int | None, problem: str) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {problem}")
+        self.path = path
+        self.line = line
+        self.problem = problem
+
+
+class SampleFormat(StrEnum):
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+def detect_format(path: Path, override: SampleFormat | None) -> SampleFormat:
+    """The explicit format, else the one the extension names; anything else is an error."""
+    if override is not None:
+        return override
+    suffix = path.suffix.lower().lstrip(".")
+    try:
+        return SampleFormat(suffix)
+    except ValueError:
+        shown = f"'.{suffix}'" if suffix else "no extension"
+        raise SampleFileError(
+            path, None, f"unknown format ({shown}); name a .jsonl or .csv file or pass --format"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """Which label values count as harmful and which as not (compared case-insensitively)."""
+
+    positive: frozenset[str]
+    negative: frozenset[str]
+
+    @classmethod
+    def of(cls, positive: Iterable[str], negative: Iterable[str]) -> Labels:
+        labels = cls(
+            frozenset(fold_label(value) for value in positive),
+            frozenset(fold_label(value) for value in negative),
+        )
+        both = sorted(labels.positive & labels.negative)
+        if both:
+            raise ValueError(f"label value(s) given as both positive and negative: {both}")
+        return labels
+
+    def expected(self, label: str) -> bool | None:
+        """True/False for a positive/negative value, None for "report, do not score"."""
+        folded = fold_label(label)
+        if folded in self.positive:
+            return True
+        if folded in self.negative:
+            return False
+        return None
+
+
+def fold_label(value: str) -> str:
+    """Labels compare without case or surrounding blanks: "Positive " is "positive"."""
+    return value.strip().casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Where each field lives. ``None`` for an optional field means its default name,
+    used only when present; a name the user gave must exist."""
+
+    text: str = "text"
+    label: str = "expected_harmful"
+    group: str | None = None
+    language: str | None = None
+    mechanism: str | None = None
+    id: str | None = None
+    default_language: str | None = None
+
+    def optional(self) -> dict[str, tuple[str, bool]]:
+        """field -> (column name, whether the user named it explicitly)."""
+        defaults = {
+            "group": (self.group, "group"),
+            "language": (self.language, "language"),
+            "mechanism": (self.mechanism, "expected_mechanism"),
+            "id": (self.id, "id"),
+        }
+        return {
+            field: (given, True) if given is not None else (default, False)
+            for field, (given, default) in defaults.items()
+        }
+
+
+_OPTION_OF = {
+    "text": "--text-col",
+    "label": "--label-col",
+    "group": "--group-col",
+    "language": "--language-col",
+    "mechanism": "--mechanism-col",
+    "id": "--id-col",
+}
+
+
+def count_lines(path: Path) -> int:
+    """Lines in the file (a last line without a newline counts), read in 1 MiB blocks."""
+    count, last = 0, b"\n"
+    with path.open("rb") as stream:
+        for block in iter(partial(stream.read, 1 << 20), b""):
+            count += block.count(b"\n")
+            last = block[-1:]
+    return count + (last != b"\n")
+
+
+def line_cap(max_text_chars: int) -> int:
+    """The most bytes a valid line can need: a text at the limit, escaped, plus the rest."""
+    return _BYTES_PER_CHAR * max_text_chars + _LINE_SLACK
+
+
+class SampleReader:
+    """Iterates the samples of one file; ``line`` is the last physical line read so far.
+
+    ``check`` is the classifier's input check (text, language), so an empty or
+    over-long text is reported with the engine's own wording plus the line.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        fmt: SampleFormat,
+        columns: Columns,
+        labels: Labels,
+        *,
+        check: TextCheck,
+        max_text_chars: int,
+    ) -> None:
+        self.path = path
+        self.fmt = fmt
+        self.columns = columns
+        self.labels = labels
+        self.line = 0
+        self._check = check
+        self._max_text_chars = max_text_chars
+        self._cap = line_cap(max_text_chars)
+        self._optional_columns = columns.optional()
+
+    def __iter__(self) -> Iterator[Sample]:
+        with self.path.open("rb") as stream:
+            lines = self._decoded(stream)
+            if self.fmt is SampleFormat.CSV:
+                yield from self._csv_samples(lines)
+            else:
+                yield from self._jsonl_samples(lines)
+
+    def error(self, problem: str, line: int | None = None) -> SampleFileError:
+        """A problem on ``line`` (default: the line just read)."""
+        return SampleFileError(self.path, self.line if line is None else line, problem)
+
+    def file_error(self, problem: str) -> SampleFileError:
+        """A problem with the file as a whole, which no one line is to blame for."""
+        return SampleFileError(self.path, None, problem)
+
+    # -- physical lines ----------------------------------------------------------------
+
+    def _decoded(self, stream: IO[bytes]) -> Iterator[str]:
+        """Each physical line as text (newline kept, for the csv module), capped in bytes."""
+        while raw := stream.readline(self._cap + 1):
+            self.line += 1
+            if len(raw) > self._cap:
+                raise self.error(
+                    f"line is over {self._cap} bytes, more than a text of "
+                    f"{self._max_text_chars} characters (HARMWATCH_MAX_TEXT_CHARS) can need"
+                )
+            if self.line == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise self.error(
+                    f"not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8"
+                ) from None
+
+    # -- JSONL -------------------------------------------------------------------------
+
+    def _jsonl_samples(self, lines: Iterator[str]) -> Iterator[Sample]:
+        optional = self._optional_columns
+        unseen = {field for field, (_, explicit) in optional.items() if explicit}
+        first_keys: list[str] | None = None
+        for text in lines:
+            if not text.strip():
+                continue
+            record = self._json_object(text)
+            if first_keys is None:
+                first_keys = list(record)
+            unseen -= {field for field in unseen if optional[field][0] in record}
+            yield self._sample(record)
+        if first_keys is None:
+            raise self.file_error("the file has no samples (it is empty or blank)")
+        if unseen:
+            field = sorted(unseen)[0]
+            name = optional[field][0]
+            raise self.file_error(
+                f"column {name!r} ({_OPTION_OF[field]}) is in no line; "
+                f"the first sample has: {_listing(first_keys)}"
+            )
+
+    def _json_object(self, text: str) -> dict[str, object]:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise self.error(f"invalid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise self.error(f"a line must be a JSON object, not {_json_kind(value)}")
+        return value
+
+    # -- CSV ---------------------------------------------------------------------------
+
+    def _csv_samples(self, lines: Iterator[str]) -> Iterator[Sample]:
+        reader = csv.reader(lines)
+        header = self._csv_row(reader)
+        while header is not None and not header:  # blank lines before the header
+            header = self._csv_row(reader)
+        if header is None:
+            raise self.file_error("the file is empty; a CSV file needs a header row")
+        names = [name.strip() for name in header]
+        header_line = self.line
+        self._require_columns(names, header_line)
+        rows = 0
+        while True:
+            start = self.line + 1
+            row = self._csv_row(reader)
+            if row is None:
+                break
+            if not row:
+                continue
+            if len(row) != len(names):
+                raise self.error(
+                    f"the row has {len(row)} fields, the header has {len(names)}", line=start
+                )
+            rows += 1
+            yield self._sample(dict(zip(names, row, strict=True)), line=start)
+        if not rows:
+            raise self.file_error("the file has a header row but no samples")
+
+    def _csv_row(self, reader: Iterator[list[str]]) -> list[str] | None:
+        try:
+            return next(reader, None)
+        except csv.Error as exc:
+            raise self.error(f"malformed CSV: {exc}") from None
+
+    def _require_columns(self, names: list[str], line: int) -> None:
+        """Every column the user named (and the text and label ones) must be in the header."""
+        wanted = {"text": self.columns.text, "label": self.columns.label}
+        for field, (name, explicit) in self.columns.optional().items():
+            if explicit:
+                wanted[field] = name
+        for field, name in wanted.items():
+            if name not in names:
+                raise self.error(
+                    f"no column {name!r} ({_OPTION_OF[field]}); the header has: {_listing(names)}",
+                    line=line,
+                )
+
+    # -- one record --------------------------------------------------------------------
+
+    def _sample(self, record: Mapping[str, object], line: int | None = None) -> Sample:
+        """A record (CSV row or JSON object) as a Sample; ``line`` is where it starts."""
+        where = self.line if line is None else line
+        text = self._required(record, "text", self.columns.text, where)
+        if not isinstance(text, str):
+            raise self.error(f"the text must be a string, not {_json_kind(text)}", where)
+        label, expected = self._label(record, where)
+        optional = {
+            field: self._optional(record, field, name, where)
+            for field, (name, _) in self._optional_columns.items()
+        }
+        language = optional["language"] or self.columns.default_language
+        try:
+            self._check(text, language)
+        except (TypeError, ValueError) as exc:
+            raise self.error(str(exc), where) from None
+        return Sample(
+            text=text,
+            expected_harmful=expected,
+            id=optional["id"],
+            language=language,
+            expected_mechanism=optional["mechanism"],
+            group=optional["group"],
+            label=label,
+        )
+
+    def _required(self, record: Mapping[str, object], field: str, name: str, line: int) -> object:
+        if name not in record:
+            raise self.error(
+                f"no column {name!r} ({_OPTION_OF[field]}); the line has: {_listing(record)}",
+                line,
+            )
+        return record[name]
+
+    def _label(self, record: Mapping[str, object], line: int) -> tuple[str, bool | None]:
+        """The raw label and what it means; JSON true/false mean positive/negative."""
+        value = self._required(record, "label", self.columns.label, line)
+        if isinstance(value, bool):
+            return ("true" if value else "false"), value
+        if value is None:
+            return "", self.labels.expected("")
+        if not isinstance(value, str | int | float):
+            raise self.error(
+                f"the label ({self.columns.label!r}) must be a string, number or true/false, "
+                f"not {_json_kind(value)}",
+                line,
+            )
+        label = str(value).strip()
+        return label, self.labels.expected(label)
+
+    def _optional(
+        self, record: Mapping[str, object], field: str, name: str, line: int
+    ) -> str | None:
+        """A present, non-empty string (or integer id) cell, else None."""
+        value = record.get(name)
+        if value is None:
+            return None
+        if field == "id" and isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise self.error(
+                f"column {name!r} ({_OPTION_OF[field]}) must be a string, not {_json_kind(value)}",
+                line,
+            )
+        return value.strip() or None
+
+
+_JSON_KINDS = {list: "an array", dict: "an object", int: "a number", float: "a number"}
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
+def _listing(names: Iterable[str]) -> str:
+    """Column names for an error message, elided after a few dozen."""
+    shown = [visible(name) if name.isidentifier() else repr(visible(name)) for name in names]
+    if not shown:
+        return "(no columns)"
+    if len(shown) > _LISTED_COLUMNS:
+        return ", ".join(shown[:_LISTED_COLUMNS]) + f", … ({len(shown)} in all)"
+    return ", ".join(shown)

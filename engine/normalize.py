@@ -104,7 +104,11 @@ def _has_spaced(text: str) -> bool:
 # Control characters other than tab and line breaks: dropped by the general path
 # (the skeleton uses two of them as marks), so their presence leaves the fast path.
 _ASCII_FOLD = tuple(
-    "" if (code < 32 and chr(code) not in "\t\n\r") or code == 127 else chr(code).lower()
+    ""
+    if (code < 32 and chr(code) not in "\t\n\r") or code == 127
+    else "'"
+    if chr(code) == "`"
+    else chr(code).lower()
     for code in range(128)
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -142,7 +146,7 @@ def fold_literal(text: str) -> str:
     return "".join(fold_char(ch) for ch in text)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Normalized:
     """A normalized text and, where it differs in length, the offset map.
 
@@ -170,7 +174,8 @@ class Normalized:
 def normalize(text: str) -> Normalized:
     """Fold ``text`` for matching; see the module docstring for what is folded."""
     if text.isascii():
-        lowered = text.lower()
+        # Lowercase and fold the backtick used as an apostrophe: both keep length.
+        lowered = text.lower().replace("`", "'")
         data = lowered.encode("ascii")
         if _ASCII_FILTER.Match(UNANCHORED, data, 0, len(data))[0][0] < 0:
             return Normalized(lowered, text, None, data)

@@ -49,6 +49,21 @@ def _fold_class(inner: str) -> str:
     return "".join(out)
 
 
+def _escape_length(source: str, start: int) -> int:
+    """Length of the escape at ``start``: ``\\pL``, ``\\p{Greek}``, ``\\x{1F600}``, ``\\s``."""
+    nxt = source[start + 1 : start + 2]
+    if nxt in ("p", "P", "x") and source[start + 2 : start + 3] == "{":
+        close = source.find("}", start)
+        if close < 0:
+            raise PatternError(f"unterminated \\{nxt}{{...}} in {source!r}")
+        return close - start + 1
+    if nxt in ("p", "P"):
+        return 3
+    if nxt == "x":
+        return 4
+    return 2
+
+
 def _class_end(source: str, start: int) -> int:
     j = start + 1
     if j < len(source) and source[j] == "^":
@@ -106,7 +121,7 @@ def _min_alternation(regex: str, i: int) -> tuple[int, int]:
         if ch == "(":
             j = i + 1
             if regex.startswith("?P<", j):
-                j = regex.index(">", j)
+                j = regex.index(">", j) + 1
             elif regex.startswith("?", j):
                 while regex[j] not in ":)":
                     j += 1
@@ -430,7 +445,7 @@ class PatternCompiler:
                 i = _class_end(source, i) + 1
             elif ch == "\\":
                 flush()
-                i += 3 if source[i + 1 : i + 2] in ("p", "P") else 2
+                i += _escape_length(source, i)
             elif ch == "|":
                 return []
             elif ch in "?*":
@@ -474,9 +489,10 @@ class PatternCompiler:
                         raise PatternError(f"{where}: unterminated \\p{{...}}")
                     out.append(source[i : close + 1])
                     i = close + 1
-                elif source[i + 1] in "pP":
-                    out.append(source[i : i + 3])
-                    i += 3
+                elif source[i + 1] in "pP" or source[i + 1 : i + 3] == "x{":
+                    step = _escape_length(source, i)
+                    out.append(source[i : i + step])
+                    i += step
                 elif source[i + 1] == "b" or source[i + 1] == "B":
                     raise PatternError(
                         f"{where}: \\b is ASCII-only in RE2; word boundaries are added for you"

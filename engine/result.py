@@ -27,7 +27,7 @@ class Suppression:
         return {"reason": self.reason, "cue": self.cue, "cue_span": list(self.cue_span)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Signal:
     """One pattern or coded term that matched, linked to a target group."""
 
@@ -82,9 +82,14 @@ class DogwhistleMatch:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Classification:
-    """The full, explainable decision for one text (every field always present)."""
+    """The full, explainable decision for one text (every field always present).
+
+    Read-only by convention rather than ``frozen``: a frozen dataclass sets each of
+    its nineteen fields through ``object.__setattr__``, which alone would cost more
+    than classifying a typical text.
+    """
 
     is_harmful: bool
     harm_category: str

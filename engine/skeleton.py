@@ -64,7 +64,8 @@ class Skeleton:
         mention = self._mentions[index]
         offset = pos - self._starts[index]
         if mention is not None:
-            return mention.end if at_end and offset >= 1 else mention.start
+            # A position past the mark (an empty span right after it) is its end.
+            return mention.end if offset >= 1 else mention.start
         return self._origins[index] + offset
 
     def mention_in(self, start: int, end: int) -> Mention | None:

@@ -9,6 +9,7 @@ and that every pattern compiles, before anything is classified.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,8 +27,29 @@ from engine.taxonomy_models import (
 )
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-# libyaml's C parser when the wheel has it: the taxonomy is read at every start.
-_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MACRO_REF = re.compile(r"\{(?:F:)?([A-Z][A-Z0-9_]*)\}")
+_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_BASE_LOADER):  # type: ignore[misc]
+    """libyaml's C parser when the wheel has it (the taxonomy is read at every
+    start), refusing duplicate keys: YAML would silently keep the last one, so a
+    row id repeated under ``patterns:`` would drop patterns without a word."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
+
+
+_LOADER = _UniqueKeyLoader
 
 DEFAULT_TAXONOMY = Path(__file__).resolve().parent.parent / "taxonomy" / "taxonomy_v1.yaml"
 
@@ -156,6 +178,31 @@ def _check_pack(path: Path, pack: LanguagePack, row_ids: set[str]) -> None:
         if anchor.id in seen:
             raise TaxonomyError(f"{path}: anchor {anchor.id}: duplicate anchor id")
         seen.add(anchor.id)
+    _check_lexicon_cycles(path, pack)
+
+
+def _check_lexicon_cycles(path: Path, pack: LanguagePack) -> None:
+    """Lexicon entries may use each other; a cycle would never finish expanding."""
+    uses = {
+        name: {ref for term in entry.terms for ref in _MACRO_REF.findall(term)}
+        for name, entry in pack.lexicon.items()
+    }
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        if name in trail:
+            cycle = " -> ".join([*trail[trail.index(name) :], name])
+            raise TaxonomyError(
+                f"{path}: lexicon {name}: entries refer to each other in a cycle: {cycle}"
+            )
+        if name in done or name not in uses:
+            return
+        for ref in sorted(uses[name]):
+            visit(ref, [*trail, name])
+        done.add(name)
+
+    for name in sorted(uses):
+        visit(name, [])
 
 
 def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
@@ -210,6 +257,15 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
 _BATCH = 128
 
 
+def _reason(exc: re2.error) -> str:
+    """RE2's message, readable: it arrives as bytes of the translated expression."""
+    message = exc.args[0] if exc.args else exc
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    text = str(message)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
 def _balanced(regex: str) -> bool:
     """Whether parentheses balance outside character classes and escapes."""
     depth = 0
@@ -253,6 +309,6 @@ def _compile_batch(items: list[tuple[str, str, str]], options: re2.Options) -> N
         try:
             re2.compile(regex, options)
         except re2.error as exc:
-            raise TaxonomyError(f"{where}: bad regex {source!r}: {exc}") from None
+            raise TaxonomyError(f"{where}: bad regex {source!r}: {_reason(exc)}") from None
     # Every part compiles on its own: an error only the combination showed.
     raise TaxonomyError("taxonomy: the expressions compile one by one but not together")

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Literal
 
 from engine.amplification import AmplificationResult, Amplifier, NullAmplifier
 from engine.matcher import LanguageMatcher, Mention
@@ -24,7 +25,7 @@ from engine.result import Classification, DogwhistleMatch, Signal, Suppression
 from engine.skeleton import Skeleton
 from engine.subject import Subject
 from engine.taxonomy import LoadedTaxonomy
-from engine.taxonomy_models import LANGUAGES
+from engine.taxonomy_models import LANGUAGES, Dogwhistle
 
 # Sentence ends: terminal punctuation (with closing quotes/brackets) then space,
 # or a line break. Fixed, simple and linear, so the stdlib engine is safe here.
@@ -267,20 +268,17 @@ class Classifier:
                 continue
             fillers = [skeleton.to_normalized(*spans[g]) for g in filler_groups if spans[g][0] >= 0]
             suppression = self._suppression(work, row.id, start, end, [t_span, *fillers])
-            o_start, o_end = work.norm.to_original(start, end)
             out.append(
-                Signal(
+                _signal(
+                    work,
+                    (start, end),
                     row_id=row.id,
-                    harm_mechanism=row.mechanism,
+                    mechanism=row.mechanism,
                     weight=row.weight,
-                    score=row.weight,
-                    matched_text=work.norm.original[o_start:o_end],
-                    span=(o_start, o_end),
                     source="pattern",
                     pattern_id=info.pattern_id,
                     severity=info.severity,
-                    identity_axis=target.anchor.identity_axis if target else None,
-                    target_type=target.anchor.target_type if target else None,
+                    target=target,
                     suppressed_by=suppression,
                 )
             )
@@ -296,33 +294,23 @@ class Classifier:
         first: DogwhistleMatch | None = None
         for spans in work.subject.finditer(coded.regex, coded.group):
             start, end = spans[coded.group]
-            o_start, o_end = work.norm.to_original(start, end)
             if first is None:
-                first = DogwhistleMatch(
-                    term=work.norm.original[o_start:o_end],
-                    canonical=entry.canonical,
-                    meaning=entry.meaning,
-                    identity_axis=entry.identity_axis,
-                    row_id=entry.row,
-                    span=(o_start, o_end),
-                )
+                first = _coded_match(work, entry, start, end)
             target = self._coded_target(work, start, end, entry.names_group)
             if target is None and self.root.require_target_present:
                 continue
             suppression = self._suppression(work, row.id, start, end, [])
             out.append(
-                Signal(
+                _signal(
+                    work,
+                    (start, end),
                     row_id=row.id,
-                    harm_mechanism=row.mechanism,
+                    mechanism=row.mechanism,
                     weight=entry.weight,
-                    score=entry.weight,
-                    matched_text=work.norm.original[o_start:o_end],
-                    span=(o_start, o_end),
                     source="dogwhistle",
                     pattern_id=f"{row.id}:dw:{entry.id}",
                     severity=coded.severity,
-                    identity_axis=target.anchor.identity_axis if target else None,
-                    target_type=target.anchor.target_type if target else None,
+                    target=target,
                     suppressed_by=suppression,
                 )
             )
@@ -333,18 +321,8 @@ class Classifier:
         if not work.matcher.coded:
             return None
         for mention in work.mentions():
-            entry = mention.anchor.coded
-            if entry is None:
-                continue
-            o_start, o_end = work.norm.to_original(mention.start, mention.end)
-            return DogwhistleMatch(
-                term=work.norm.original[o_start:o_end],
-                canonical=entry.canonical,
-                meaning=entry.meaning,
-                identity_axis=entry.identity_axis,
-                row_id=entry.row,
-                span=(o_start, o_end),
-            )
+            if mention.anchor.coded is not None:
+                return _coded_match(work, mention.anchor.coded, mention.start, mention.end)
         return None
 
     def _coded_target(self, work: _Work, start: int, end: int, names_group: bool) -> Mention | None:
@@ -635,6 +613,49 @@ class Classifier:
         return (
             f"NO HARM: no harm pattern matched for the {first_mention.anchor.identity_axis} target."
         )
+
+
+def _signal(
+    work: _Work,
+    span: tuple[int, int],
+    *,
+    row_id: str,
+    mechanism: str,
+    weight: float,
+    source: Literal["pattern", "dogwhistle"],
+    pattern_id: str,
+    severity: int,
+    target: Mention | None,
+    suppressed_by: Suppression | None,
+) -> Signal:
+    """A signal whose span and text are those of the original, as submitted."""
+    o_start, o_end = work.norm.to_original(*span)
+    return Signal(
+        row_id=row_id,
+        harm_mechanism=mechanism,
+        weight=weight,
+        score=weight,
+        matched_text=work.norm.original[o_start:o_end],
+        span=(o_start, o_end),
+        source=source,
+        pattern_id=pattern_id,
+        severity=severity,
+        identity_axis=target.anchor.identity_axis if target else None,
+        target_type=target.anchor.target_type if target else None,
+        suppressed_by=suppressed_by,
+    )
+
+
+def _coded_match(work: _Work, entry: Dogwhistle, start: int, end: int) -> DogwhistleMatch:
+    o_start, o_end = work.norm.to_original(start, end)
+    return DogwhistleMatch(
+        term=work.norm.original[o_start:o_end],
+        canonical=entry.canonical,
+        meaning=entry.meaning,
+        identity_axis=entry.identity_axis,
+        row_id=entry.row,
+        span=(o_start, o_end),
+    )
 
 
 def _rescore(signal: Signal, factor: float) -> Signal:

@@ -64,7 +64,7 @@ def _escape_length(source: str, start: int) -> int:
     return 2
 
 
-def _class_end(source: str, start: int) -> int:
+def class_end(source: str, start: int) -> int:
     j = start + 1
     if j < len(source) and source[j] == "^":
         j += 1
@@ -85,7 +85,7 @@ def _group_end(source: str, start: int) -> int:
             j += 2
             continue
         if ch == "[":
-            j = _class_end(source, j) + 1
+            j = class_end(source, j) + 1
             continue
         if ch == "(":
             depth += 1
@@ -132,7 +132,7 @@ def _min_alternation(regex: str, i: int) -> tuple[int, int]:
             last, i = _min_alternation(regex, j)
             i += 1  # the closing parenthesis
         elif ch == "[":
-            last, i = 1, _class_end(regex, i) + 1
+            last, i = 1, class_end(regex, i) + 1
         elif ch == "\\":
             step = 2
             if regex[i + 1 : i + 3] in ("p{", "P{"):
@@ -442,7 +442,7 @@ class PatternCompiler:
                 i = close + 1
             elif ch == "[":
                 flush()
-                i = _class_end(source, i) + 1
+                i = class_end(source, i) + 1
             elif ch == "\\":
                 flush()
                 i += _escape_length(source, i)

@@ -268,6 +268,8 @@ def _reason(exc: re2.error) -> str:
 
 def _balanced(regex: str) -> bool:
     """Whether parentheses balance outside character classes and escapes."""
+    from engine.patterns import class_end
+
     depth = 0
     i = 0
     while i < len(regex):
@@ -276,13 +278,7 @@ def _balanced(regex: str) -> bool:
             i += 2
             continue
         if ch == "[":
-            i += 1
-            if i < len(regex) and regex[i] == "^":
-                i += 1
-            if i < len(regex) and regex[i] == "]":
-                i += 1
-            while i < len(regex) and regex[i] != "]":
-                i += 2 if regex[i] == "\\" else 1
+            i = class_end(regex, i)
         elif ch == "(":
             depth += 1
         elif ch == ")":

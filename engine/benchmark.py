@@ -153,11 +153,14 @@ def expand(template: SuiteTemplate) -> list[str]:
         [transform(v) if transform and slot in targets else v for v in template.fillers[slot]]
         for slot in slots
     ]
-    texts = []
-    for combination in itertools.product(*columns):
-        values = dict(zip(slots, combination, strict=True))
-        texts.append(SLOT.sub(lambda m: values[m.group(1)], template.text))
-    return texts
+    return [
+        _fill(template.text, dict(zip(slots, combination, strict=True)))
+        for combination in itertools.product(*columns)
+    ]
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    return SLOT.sub(lambda match: values[match.group(1)], text)
 
 
 def load_suite(taxonomy: LoadedTaxonomy | None = None, *, path: Path | str | None = None) -> Suite:
@@ -378,7 +381,7 @@ def run_gate(classifier: Classifier, gate: Gate) -> dict[str, Any]:
     A sample counts as correct when the decision matches; the mechanism is
     reported for the analyst but the phase-1 gate only ever scored decisions.
     """
-    results = []
+    results: list[dict[str, Any]] = []
     for sample in gate.file.samples:
         result = classifier.classify(sample.text, language=sample.language)
         results.append(

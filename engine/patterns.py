@@ -564,7 +564,10 @@ class PatternCompiler:
                 i += 1
             else:
                 folded = fold_char(ch)
-                widened = "".join(self._widen(c) for c in folded)
+                if stub:  # validation: syntax only, letters need no look-alike classes
+                    widened = "".join("\\" + c if c in _REGEX_SPECIAL else c for c in folded)
+                else:
+                    widened = "".join(self._widen(c) for c in folded)
                 out.append(widened if len(folded) <= 1 else f"(?:{widened})")
                 i += 1
         result = "".join(out)

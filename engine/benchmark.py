@@ -32,7 +32,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 Progress = Callable[[int], None]
 
 # -- transforms ------------------------------------------------------------------------------
-# Each is applied word by word to a filler value, so "gay men" stays two words.
+# Each works word by word on a filler value, as evasive posts disguise single words.
 
 _LEET = str.maketrans("aeiosAEIOS", "4310543105")
 # Cyrillic look-alikes of Latin letters (а с е і о р х у; upper case likewise).

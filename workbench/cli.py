@@ -14,10 +14,16 @@ from typing import Annotated
 
 import typer
 
-from workbench.commands import classify, validate
+from workbench.commands import benchmark, classify, db, track, validate
 from workbench.errors import ReportingGroup
 
-REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (classify.register, validate.register)
+REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (
+    classify.register,
+    validate.register,
+    benchmark.register,
+    track.register,
+    db.register,
+)
 
 
 def package_version() -> str:

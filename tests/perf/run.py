@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.perf.benchmark_perf import benchmark_section
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -122,6 +124,7 @@ def startup_section() -> dict[str, Any]:
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "engine": engine_section,
     "startup": startup_section,
+    "benchmark": benchmark_section,
 }
 
 

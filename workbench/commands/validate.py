@@ -1,6 +1,8 @@
-"""``harmwatch validate custom``: score the classifier against a labelled JSONL or CSV file.
+"""``harmwatch validate``: score the classifier against labelled samples.
 
-One command reproduces the external-evaluation protocol (recall on positives,
+``validate custom`` reads a labelled JSONL or CSV file; ``validate dehumanization``
+runs the legacy phase-1 gate, a fixed sample set stored with the taxonomy.
+For custom files, one command reproduces the external-evaluation protocol (recall on positives,
 true-negative rate on negatives, flag rate on everything else, per group), so
 an evaluation report never depends on a one-off script. Reading is
 ``workbench.samples``; scoring is ``engine.validation``; this module wires them
@@ -25,9 +27,10 @@ from rich.table import Table
 from rich.text import Text
 
 from engine import Classifier, build_classifier
+from engine.benchmark import load_gate, run_gate
 from engine.validation import Sample, ValidationRun
 from workbench.options import JsonFlag, settings_of
-from workbench.output import console, visible, write_json
+from workbench.output import console, severity_label, severity_labels, visible, write_json
 from workbench.samples import (
     DEFAULT_NEGATIVE,
     DEFAULT_POSITIVE,
@@ -133,6 +136,7 @@ def register(app: typer.Typer) -> None:
         no_args_is_help=True,
     )
     group.command("custom")(custom)
+    group.command("dehumanization")(dehumanization)
     app.add_typer(group, name="validate")
 
 
@@ -195,6 +199,83 @@ def custom(
         typer.echo(render_markdown(report), nl=False)
     else:
         _print_report(console(), report, tally)
+
+
+GateOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--gate",
+        metavar="FILE",
+        show_default=False,
+        help="Run this gate file instead of the one the taxonomy names.",
+    ),
+]
+
+
+def dehumanization(ctx: typer.Context, gate: GateOption = None, as_json: JsonFlag = False) -> None:
+    """Run the legacy phase-1 gate: a fixed, balanced set of dehumanization samples
+    stored with the taxonomy, scored on the harmful/not-harmful decision.
+
+    Exit status: 0 the accuracy reaches the required accuracy, 1 it does not, 2 error.
+    """
+    # A gate file given by hand is checked before the slow classifier build.
+    explicit = load_gate(path=gate) if gate is not None else None
+    classifier = build_classifier(settings_of(ctx))
+    report = run_gate(classifier, explicit or load_gate(classifier.taxonomy))
+    if as_json:
+        write_json(report, typer.get_binary_stream("stdout"))
+    else:
+        out = console()
+        out.print(_gate_table(report, severity_labels(classifier.root)))
+        out.print(_gate_summary(report))
+    if not report["passed"]:
+        typer.echo(
+            f"gate failed: accuracy {pct(report['accuracy'])} "
+            f"< required {pct(report['required_accuracy'])}",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def _gate_verdict(harmful: bool, mechanism: str | None, labels: Mapping[str, str]) -> str:
+    """The severity display of SPEC section 7: ``ANIMALIZATION (3)``, or ``NONE (0)``."""
+    return severity_label(mechanism if harmful else None, labels)
+
+
+def _gate_table(report: Mapping[str, Any], labels: Mapping[str, str]) -> Table:
+    table = _table(f"Gate: {visible(report['gate'])}")
+    table.expand = True
+    table.add_column("Id", no_wrap=True)
+    table.add_column("Text", ratio=4, overflow="fold")
+    table.add_column("Expected", no_wrap=True)
+    table.add_column("Got", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for result in report["results"]:
+        mark = Text("✓", "green") if result["correct"] else Text("✗", "bold red")
+        table.add_row(
+            Text(visible(result["id"])),
+            _clip(result["text"], TEXT_CHARS),
+            _gate_verdict(result["expected_harmful"], result["expected_mechanism"], labels),
+            _gate_verdict(result["got_harmful"], result["got_mechanism"], labels),
+            mark,
+        )
+    return table
+
+
+def _gate_summary(report: Mapping[str, Any]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column()
+    verdict = Text("PASSED", "bold green") if report["passed"] else Text("FAILED", "bold red")
+    table.add_row("Result", verdict)
+    table.add_row("Correct", f"{report['correct']} of {report['samples']}")
+    table.add_row(
+        "Accuracy", f"{pct(report['accuracy'])} (required {pct(report['required_accuracy'])})"
+    )
+    table.add_row("Precision", pct(report["precision"]))
+    table.add_row("Recall", pct(report["recall"]))
+    table.add_row("F1", pct(report["f1"]))
+    return table
 
 
 # -- running -------------------------------------------------------------------------------

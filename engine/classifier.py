@@ -492,6 +492,7 @@ class Classifier:
         for signal in signals:
             unique.setdefault((signal.row_id, signal.span), signal)
         ordered = sorted(unique.values(), key=lambda s: (s.span[0], s.row_id, s.span[1]))
+        ordered = _restore_benign_inside_matches(ordered)
         surviving = [s for s in ordered if s.suppressed_by is None]
         suppressed = [s for s in ordered if s.suppressed_by is not None]
         amplification = self._no_amplification
@@ -656,6 +657,24 @@ def _coded_match(work: _Work, entry: Dogwhistle, start: int, end: int) -> Dogwhi
         row_id=entry.row,
         span=(o_start, o_end),
     )
+
+
+def _restore_benign_inside_matches(signals: list[Signal]) -> list[Signal]:
+    """A benign cue that is itself part of another harmful match is not benign.
+
+    "Call pest control on the refugees, they are rats": the pest-control cue is the
+    object of a harmful pattern here, not a literal-animals context.
+    """
+    spans = [s.span for s in signals]
+    out: list[Signal] = []
+    for signal in signals:
+        cue = signal.suppressed_by
+        if cue is not None and cue.reason == "benign_context":
+            c_start, c_end = cue.cue_span
+            if any(a <= c_start and c_end <= b for a, b in spans if (a, b) != signal.span):
+                signal = replace(signal, suppressed_by=None)
+        out.append(signal)
+    return out
 
 
 def _rescore(signal: Signal, factor: float) -> Signal:

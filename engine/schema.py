@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.taxonomy_models import DogwhistlePack, LanguagePack, Taxonomy
+from engine.taxonomy_models import DogwhistlePack, GateFile, LanguagePack, SuiteFile, Taxonomy
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "taxonomy" / "taxonomy.schema.json"
 
@@ -25,17 +25,22 @@ def taxonomy_json_schema() -> dict[str, Any]:
         "title": "harmwatch taxonomy (schema 1)",
         "description": (
             "taxonomy_v1.yaml is a Taxonomy; each lang/<code>.yaml a LanguagePack; "
-            "dogwhistles_en.yaml a DogwhistlePack. See docs/taxonomy-format.md."
+            "dogwhistles_en.yaml a DogwhistlePack; benchmark_v1.yaml a SuiteFile; "
+            "legacy_gate_v1.yaml a GateFile. See docs/taxonomy-format.md and docs/benchmark.md."
         ),
         "$defs": {
             "Taxonomy": Taxonomy.model_json_schema(by_alias=True),
             "LanguagePack": LanguagePack.model_json_schema(by_alias=True),
             "DogwhistlePack": DogwhistlePack.model_json_schema(by_alias=True),
+            "SuiteFile": SuiteFile.model_json_schema(by_alias=True),
+            "GateFile": GateFile.model_json_schema(by_alias=True),
         },
         "oneOf": [
             {"$ref": "#/$defs/Taxonomy"},
             {"$ref": "#/$defs/LanguagePack"},
             {"$ref": "#/$defs/DogwhistlePack"},
+            {"$ref": "#/$defs/SuiteFile"},
+            {"$ref": "#/$defs/GateFile"},
         ],
     }
 

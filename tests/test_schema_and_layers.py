@@ -21,7 +21,13 @@ def test_committed_schema_matches_the_models() -> None:
 
 def test_schema_describes_every_file_kind() -> None:
     schema = taxonomy_json_schema()
-    assert set(schema["$defs"]) == {"Taxonomy", "LanguagePack", "DogwhistlePack"}
+    assert set(schema["$defs"]) == {
+        "Taxonomy",
+        "LanguagePack",
+        "DogwhistlePack",
+        "SuiteFile",
+        "GateFile",
+    }
     root = schema["$defs"]["Taxonomy"]
     assert "decision_threshold" in root["properties"]
     assert root["additionalProperties"] is False

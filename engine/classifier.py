@@ -182,10 +182,18 @@ class Classifier:
                 self._matchers[code] = found
         return found
 
-    def warm(self, languages: Iterable[str] = LANGUAGES) -> None:
-        """Compile the given languages now instead of on their first text."""
+    def warm(self, languages: Iterable[str] = LANGUAGES, *, patterns: bool = False) -> None:
+        """Compile the given languages now instead of on their first text.
+
+        With ``patterns`` every full pattern is compiled too (otherwise each is
+        compiled the first time it could match), for a server whose first
+        requests should not pay for it.
+        """
         for code in languages:
-            self.matcher(code)
+            matcher = self.matcher(code)
+            if patterns:
+                for info in matcher.patterns:
+                    info.regex()
 
     def resolve_language(self, language: str | None) -> tuple[str, str | None]:
         """The language to use and, for an unknown code, the fallback note."""

@@ -270,3 +270,10 @@ def test_any_unicode_classifies(classifier: Classifier, text: str) -> None:
 def test_awkward_unicode(classifier: Classifier, text: str) -> None:
     result = classifier.classify(text)
     assert len(result.content_hash) == 64
+
+
+def test_warm_compiles_languages_and_optionally_patterns(taxonomy: LoadedTaxonomy) -> None:
+    fresh = Classifier(taxonomy)
+    fresh.warm(["fr"], patterns=True)
+    matcher = fresh.matcher("fr")
+    assert all(info._regex is not None for info in matcher.patterns)

@@ -14,13 +14,15 @@ from typing import Annotated
 
 import typer
 
-from workbench.commands import benchmark, classify, validate
+from workbench.commands import benchmark, classify, db, track, validate
 from workbench.errors import ReportingGroup
 
 REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (
     classify.register,
     validate.register,
     benchmark.register,
+    track.register,
+    db.register,
 )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.perf.benchmark_perf import benchmark_section
+from tests.perf.store_perf import store_section
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,6 +126,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "engine": engine_section,
     "startup": startup_section,
     "benchmark": benchmark_section,
+    "store": store_section,
 }
 
 

@@ -1,0 +1,87 @@
+"""harmwatch's tracking store: hash-chained observations and source profiles (SPEC section 5).
+
+Open it once at an entry point with ``open_store(settings)``; run store
+functions inside a transaction the caller owns::
+
+    store = open_store(settings)
+    with store.transaction(write=True) as session:
+        observation, profile = append(source_id, result, text=text,
+                                      store_text=settings.store_text,
+                                      rules=rules, session=session)
+
+Importing this package opens nothing and reads no settings.
+"""
+
+from __future__ import annotations
+
+from store.chain import (
+    GENESIS_HASH,
+    ChainRecord,
+    ChainVerifier,
+    VerifyResult,
+    canonical_json,
+    format_observed_at,
+    record_hash,
+    verify_jsonl,
+    verify_records,
+)
+from store.database import MigrationReport, Store, open_store, redact_url, resolve_url
+from store.errors import (
+    InvalidSourceId,
+    InvalidTextError,
+    StoreError,
+    StoreUnavailable,
+    UnknownSource,
+)
+from store.source_id import validate_source_id
+from store.tracking import (
+    Observation,
+    SourceProfile,
+    all_source_ids,
+    append,
+    count_profiles,
+    export_chain,
+    get_profile,
+    iter_chain,
+    latest_observations,
+    list_profiles,
+    verify_source,
+)
+from store.trend import TrackingRules, risk_of, trend_of
+
+__all__ = [
+    "GENESIS_HASH",
+    "ChainRecord",
+    "ChainVerifier",
+    "InvalidSourceId",
+    "InvalidTextError",
+    "MigrationReport",
+    "Observation",
+    "SourceProfile",
+    "Store",
+    "StoreError",
+    "StoreUnavailable",
+    "TrackingRules",
+    "UnknownSource",
+    "VerifyResult",
+    "all_source_ids",
+    "append",
+    "canonical_json",
+    "count_profiles",
+    "export_chain",
+    "format_observed_at",
+    "get_profile",
+    "iter_chain",
+    "latest_observations",
+    "list_profiles",
+    "open_store",
+    "record_hash",
+    "redact_url",
+    "resolve_url",
+    "risk_of",
+    "trend_of",
+    "validate_source_id",
+    "verify_jsonl",
+    "verify_records",
+    "verify_source",
+]

@@ -1,0 +1,400 @@
+"""The hash chain of SPEC section 5: canonical JSON, record_hash, and streaming verification.
+
+Pure functions over plain values, so the same code checks rows read from the
+database and lines read from an exported file, and ``docs/tracking.md`` can
+show an independent re-implementation in a few lines of ``hashlib`` and ``json``.
+
+Canonical JSON is produced with orjson: with sorted keys it writes exactly what
+``json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+writes for these value types (strings, integers, null), five times faster —
+verification speed is a target (200,000 records/s), and a test checks the two
+encoders agree on arbitrary strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import IO, Any, NamedTuple
+
+import orjson
+
+GENESIS_HASH = "0" * 64
+HASHED_FIELDS: tuple[str, ...] = (
+    "source_id",
+    "seq",
+    "observed_at",
+    "content_hash",
+    "harm_mechanism",
+    "severity",
+    "taxonomy_version",
+    "prev_hash",
+)
+# Every field of an observation, in SPEC order: the export's line layout.
+OBSERVATION_FIELDS: tuple[str, ...] = (
+    "source_id",
+    "seq",
+    "observed_at",
+    "text",
+    "content_hash",
+    "harm_mechanism",
+    "severity",
+    "taxonomy_version",
+    "prev_hash",
+    "record_hash",
+)
+# A line of an exported file can be no longer than a 20,000-character text at 12
+# bytes a character (JSON escapes) would need; far beyond that is not an export.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+class ChainRecord(NamedTuple):
+    """The fields verification reads, in the order the store selects them."""
+
+    source_id: str
+    seq: int
+    observed_at: str
+    content_hash: str
+    harm_mechanism: str | None
+    severity: int
+    taxonomy_version: str
+    prev_hash: str
+    record_hash: str
+    text: str | None
+
+
+def format_observed_at(moment: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC: the one spelling that is hashed and stored.
+
+    Built field by field rather than with strftime, whose ``%Y`` does not pad
+    years below 1000 on every platform.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("observed_at must be a timezone-aware datetime")
+    m = moment.astimezone(UTC)
+    return (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
+        f".{m.microsecond:06d}Z"
+    )
+
+
+def _canonical(
+    source_id: str,
+    seq: int,
+    observed_at: str,
+    content_hash: str,
+    harm_mechanism: str | None,
+    severity: int,
+    taxonomy_version: str,
+    prev_hash: str,
+) -> bytes:
+    # Positional and private: verification calls it once per record.
+    return orjson.dumps(
+        {
+            "source_id": source_id,
+            "seq": seq,
+            "observed_at": observed_at,
+            "content_hash": content_hash,
+            "harm_mechanism": harm_mechanism,
+            "severity": severity,
+            "taxonomy_version": taxonomy_version,
+            "prev_hash": prev_hash,
+        },
+        option=orjson.OPT_SORT_KEYS,
+    )
+
+
+def canonical_json(
+    *,
+    source_id: str,
+    seq: int,
+    observed_at: str,
+    content_hash: str,
+    harm_mechanism: str | None,
+    severity: int,
+    taxonomy_version: str,
+    prev_hash: str,
+) -> bytes:
+    """The exact bytes that are hashed: the eight fields, keys sorted, no spaces, UTF-8."""
+    return _canonical(
+        source_id,
+        seq,
+        observed_at,
+        content_hash,
+        harm_mechanism,
+        severity,
+        taxonomy_version,
+        prev_hash,
+    )
+
+
+def record_hash(
+    *,
+    source_id: str,
+    seq: int,
+    observed_at: str,
+    content_hash: str,
+    harm_mechanism: str | None,
+    severity: int,
+    taxonomy_version: str,
+    prev_hash: str,
+) -> str:
+    """sha256 hex of ``canonical_json`` of the eight fields (SPEC section 5)."""
+    return hashlib.sha256(
+        canonical_json(
+            source_id=source_id,
+            seq=seq,
+            observed_at=observed_at,
+            content_hash=content_hash,
+            harm_mechanism=harm_mechanism,
+            severity=severity,
+            taxonomy_version=taxonomy_version,
+            prev_hash=prev_hash,
+        )
+    ).hexdigest()
+
+
+def text_hash(text: str) -> str:
+    """The engine's content_hash of a text (lone surrogates kept, as the engine does)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    """What a verification found (the API's and CLI's verify object).
+
+    ``checked`` counts the records that verified, so the chain is intact up to
+    seq ``checked``; ``head_hash`` is the record_hash of the last of them (the
+    genesis hash when none did); ``first_broken_seq`` is ``checked + 1`` when
+    broken, the position where the chain stops holding, and ``reason`` says
+    what was found there.
+    """
+
+    source_id: str | None
+    intact: bool
+    checked: int
+    head_hash: str
+    first_broken_seq: int | None
+    reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source_id": self.source_id,
+            "intact": self.intact,
+            "checked": self.checked,
+            "head_hash": self.head_hash,
+            "first_broken_seq": self.first_broken_seq,
+            "reason": self.reason,
+        }
+
+
+class ChainVerifier:
+    """Checks records one at a time in constant memory; stops at the first break.
+
+    Rules, in the order they are applied to the record at position ``n``
+    (1-based): its seq is ``n``; its source_id is the chain's; its prev_hash is
+    the previous record's record_hash (64 zeros for ``n = 1``); its record_hash
+    is the hash of its own eight fields; a stored text hashes to its
+    content_hash.
+    """
+
+    __slots__ = ("_broken", "_checked", "_head", "_previous", "_reason", "source_id")
+
+    def __init__(self, source_id: str | None = None) -> None:
+        self.source_id = source_id
+        self._checked = 0
+        self._head = GENESIS_HASH
+        self._previous = GENESIS_HASH
+        self._broken = False
+        self._reason: str | None = None
+
+    @property
+    def broken(self) -> bool:
+        return self._broken
+
+    @property
+    def checked(self) -> int:
+        return self._checked
+
+    @property
+    def head_hash(self) -> str:
+        return self._head
+
+    def fail(self, reason: str) -> None:
+        """Mark the chain broken at the next position (a rule outside the records failed)."""
+        if not self._broken:
+            self._broken = True
+            self._reason = reason
+
+    def reject_head(self, reason: str) -> None:
+        """Withdraw the last accepted record: it fits the chain but not an outside check
+        (the profile's head_hash), so the chain is broken at its seq."""
+        if not self._broken and self._checked > 0:
+            self._checked -= 1
+            self._head = self._previous
+        self.fail(reason)
+
+    def feed(self, record: ChainRecord) -> bool:
+        """Check one record; False (and the chain is broken) when it does not fit."""
+        if self._broken:
+            return False
+        (
+            source_id,
+            seq,
+            observed_at,
+            content_hash,
+            harm_mechanism,
+            severity,
+            taxonomy_version,
+            prev_hash,
+            stored_hash,
+            text,
+        ) = record
+        expected = self._checked + 1
+        if seq != expected:
+            if seq > expected:
+                self.fail(f"seq {expected} is missing or out of order (found seq {seq})")
+            else:
+                self.fail(f"seq {expected} expected, found seq {seq} again or out of order")
+            return False
+        if self.source_id is None:
+            self.source_id = source_id
+        elif source_id != self.source_id:
+            self.fail(f"seq {seq} belongs to source {source_id!r}, not {self.source_id!r}")
+            return False
+        if prev_hash != self._head:
+            if expected == 1:
+                self.fail("prev_hash of seq 1 is not the genesis hash (64 zeros)")
+            else:
+                self.fail(f"prev_hash of seq {seq} does not match the record_hash of seq {seq - 1}")
+            return False
+        computed = hashlib.sha256(
+            _canonical(
+                source_id,
+                seq,
+                observed_at,
+                content_hash,
+                harm_mechanism,
+                severity,
+                taxonomy_version,
+                prev_hash,
+            )
+        ).hexdigest()
+        if computed != stored_hash:
+            self.fail(f"record_hash of seq {seq} does not match its fields")
+            return False
+        if text is not None and text_hash(text) != content_hash:
+            self.fail(f"text of seq {seq} does not match its content_hash")
+            return False
+        self._previous = self._head
+        self._head = stored_hash
+        self._checked = expected
+        return True
+
+    def result(self) -> VerifyResult:
+        return VerifyResult(
+            source_id=self.source_id,
+            intact=not self._broken,
+            checked=self._checked,
+            head_hash=self._head,
+            first_broken_seq=self._checked + 1 if self._broken else None,
+            reason=self._reason,
+        )
+
+
+def verify_records(records: Iterable[ChainRecord], source_id: str | None = None) -> VerifyResult:
+    """Verify records given in chain order; reads no further than the first break."""
+    verifier = ChainVerifier(source_id)
+    feed = verifier.feed
+    for record in records:
+        if not feed(record):
+            break
+    return verifier.result()
+
+
+# -- exported files ---------------------------------------------------------------------
+
+_STRING_FIELDS = ("source_id", "observed_at", "content_hash", "taxonomy_version", "prev_hash")
+
+
+class MalformedLineError(ValueError):
+    """A line of an exported file that is not an observation record."""
+
+
+def record_from_json(value: object) -> ChainRecord:
+    """An exported line's object as a ChainRecord, or MalformedLineError naming the field.
+
+    Types are checked strictly (``true`` is not a seq) so that a value the
+    store could never have written cannot hash the same as one it did.
+    """
+    if not isinstance(value, dict):
+        raise MalformedLineError("is not a JSON object")
+    missing = [name for name in OBSERVATION_FIELDS if name not in value and name != "text"]
+    if missing:
+        raise MalformedLineError(f"lacks {', '.join(missing)}")
+    for name in (*_STRING_FIELDS, "record_hash"):
+        if type(value[name]) is not str:
+            raise MalformedLineError(f"field {name} must be a string")
+    for name in ("seq", "severity"):
+        if type(value[name]) is not int:
+            raise MalformedLineError(f"field {name} must be an integer")
+    mechanism = value["harm_mechanism"]
+    if mechanism is not None and type(mechanism) is not str:
+        raise MalformedLineError("field harm_mechanism must be a string or null")
+    text = value.get("text")
+    if text is not None and type(text) is not str:
+        raise MalformedLineError("field text must be a string or null")
+    return ChainRecord(
+        value["source_id"],
+        value["seq"],
+        value["observed_at"],
+        value["content_hash"],
+        mechanism,
+        value["severity"],
+        value["taxonomy_version"],
+        value["prev_hash"],
+        value["record_hash"],
+        text,
+    )
+
+
+def _file_records(stream: IO[bytes], verifier: ChainVerifier) -> Iterator[ChainRecord]:
+    """Records of a JSONL stream; a bad line marks the chain broken and ends the stream."""
+    number = 0
+    while line := stream.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            verifier.fail(f"line {number} is longer than {MAX_LINE_BYTES} bytes")
+            return
+        if not line.strip():
+            continue
+        try:
+            yield record_from_json(orjson.loads(line))
+        except orjson.JSONDecodeError as exc:
+            verifier.fail(f"line {number} is not valid JSON ({exc})")
+            return
+        except MalformedLineError as exc:
+            verifier.fail(f"line {number} {exc}")
+            return
+
+
+def verify_jsonl(stream: IO[bytes]) -> VerifyResult:
+    """Verify an exported chain (one JSON record per line) with no database at all.
+
+    An empty file is not an intact chain: every exported chain has at least
+    its genesis record, so an empty one can only be a truncated copy.
+    """
+    verifier = ChainVerifier()
+    feed = verifier.feed
+    for record in _file_records(stream, verifier):
+        if not feed(record):
+            break
+    if not verifier.broken and verifier.checked == 0:
+        verifier.fail("the file holds no records")
+    return verifier.result()

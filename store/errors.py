@@ -1,0 +1,43 @@
+"""The store's expected failures, each worded so a front end can show it as is.
+
+Front ends map them by class: ``InvalidSourceId`` is bad input (HTTP 422),
+``UnknownSource`` a missing resource (404), ``StoreUnavailable`` a database
+that cannot be reached or opened (503; exit 2 on the CLI). Every message that
+names a database shows its URL with the password replaced, because these
+lines end up in terminals, logs and HTTP responses.
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base of every failure the store reports on purpose."""
+
+
+class StoreUnavailable(StoreError):  # noqa: N818 - the name front ends map (issue 3)
+    """The database cannot be reached, opened or migrated; the URL is already redacted."""
+
+    def __init__(self, redacted_url: str, reason: str) -> None:
+        super().__init__(f"tracking database {redacted_url} is unavailable: {reason}")
+        self.url = redacted_url
+        self.reason = reason
+
+
+class UnknownSource(StoreError, LookupError):  # noqa: N818 - as above
+    """No observation was ever recorded for this source_id."""
+
+    def __init__(self, source_id: str) -> None:
+        super().__init__(f"unknown source {source_id!r}")
+        self.source_id = source_id
+
+
+class InvalidSourceId(StoreError, ValueError):  # noqa: N818 - as above
+    """A source_id that breaks a rule of SPEC section 5; the message names the rule."""
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(f"source_id {rule}")
+        self.rule = rule
+
+
+class InvalidTextError(StoreError, ValueError):
+    """A text the store cannot keep byte for byte (lone surrogates have no UTF-8 form)."""

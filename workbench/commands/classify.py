@@ -34,8 +34,7 @@ from workbench.output import (
     severity_labels,
     write_json,
 )
-
-STDIO = "-"
+from workbench.text_input import STDIO, read_text
 
 TextArgument = Annotated[
     str | None,
@@ -104,37 +103,13 @@ def classify(
         raise typer.BadParameter("--output needs --input", param_hint="--output")
     # Built before stdin is read, so a broken taxonomy fails before the user types.
     classifier = build_classifier(settings)
-    content = _stdin_text() if text is None or text == STDIO else _argument_text(text)
+    content = read_text(text)
     result = classifier.classify(content, context=context, language=language)
     if as_json:
         write_json(result.to_dict(), typer.get_binary_stream("stdout"))
         return
     labels = severity_labels(classifier.root)
     console().print(render_classification(result, labels))
-
-
-def _argument_text(text: str) -> str:
-    """The argument as given; undecodable argv bytes arrive as lone surrogates."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"TEXT is not valid UTF-8 (character {exc.start + 1})") from None
-    return text
-
-
-def _stdin_text() -> str:
-    """All of stdin as UTF-8, minus the one newline that ends what was typed or piped."""
-    stdin = typer.get_binary_stream("stdin")
-    if stdin.isatty():
-        typer.echo("Reading the text from stdin; finish with Ctrl-D.", err=True)
-    data = stdin.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"stdin is not valid UTF-8 (byte {exc.start + 1})") from None
-    if text.endswith("\n"):
-        text = text[:-1].removesuffix("\r")
-    return text
 
 
 # -- JSONL files -----------------------------------------------------------------------

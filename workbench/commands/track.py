@@ -41,11 +41,11 @@ from store.tracking import MAX_LIMIT
 from workbench.commands.db import opened_store, store_errors
 from workbench.options import ContextOption, JsonFlag, LanguageOption, settings_of
 from workbench.output import console, visible, write_json
+from workbench.text_input import STDIO, read_text
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-STDIO = "-"
 EXIT_BROKEN = 1
 TEXT_CHARS = 60
 RISK_STYLES = {"critical": "bold red", "elevated": "red", "watch": "yellow", "low": "green"}
@@ -112,7 +112,7 @@ def observe(
     with opened_store(settings) as store:
         classifier = build_classifier(settings)
         rules = TrackingRules.from_taxonomy(classifier.root, settings)
-        content = _stdin_text() if text is None or text == STDIO else _argument_text(text)
+        content = read_text(text)
         result = classifier.classify(content, context=context, language=language)
         with store.transaction(write=True) as session:
             observation, profile = append(
@@ -134,29 +134,6 @@ def observe(
         )
         return
     console().print(_observed_panel(observation, result, profile, rules))
-
-
-def _argument_text(text: str) -> str:
-    """The argument as given; undecodable argv bytes arrive as lone surrogates."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"TEXT is not valid UTF-8 (character {exc.start + 1})") from None
-    return text
-
-
-def _stdin_text() -> str:
-    """All of stdin as UTF-8, minus the one newline that ends what was typed or piped."""
-    stdin = typer.get_binary_stream("stdin")
-    if stdin.isatty():
-        typer.echo("Reading the text from stdin; finish with Ctrl-D.", err=True)
-    try:
-        text = stdin.read().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"stdin is not valid UTF-8 (byte {exc.start + 1})") from None
-    if text.endswith("\n"):
-        text = text[:-1].removesuffix("\r")
-    return text
 
 
 def _observed_panel(

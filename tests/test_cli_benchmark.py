@@ -10,7 +10,6 @@ this file and test_benchmark.py together.
 
 from __future__ import annotations
 
-import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,16 +17,12 @@ from typing import Any
 
 import orjson
 import pytest
-from typer import rich_utils
 from typer.testing import CliRunner, Result
 
-import engine
-from engine import Classifier, LoadedTaxonomy, Settings
+from engine import Classifier, LoadedTaxonomy
 from engine.benchmark import load_suite
+from tests.cli_support import isolate_cli, shared_builder
 from workbench.cli import app
-
-_ENV_PREFIXES = ("HARMWATCH_", "TEXT_ANALYTICS_", "TRACKING_")
-_ENV_NAMES = ("DATABASE_URL", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 FAILING_SUITE = """\
     suite_version: "0.1.0"
@@ -65,21 +60,8 @@ def cli_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, classifier: Classifier
 ) -> Iterator[None]:
     """Clean environment, 100 columns, no .env, and the shared classifier for default settings."""
-    for name in list(os.environ):
-        if name.startswith(_ENV_PREFIXES) or name in _ENV_NAMES:
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setenv("TERMINAL_WIDTH", "100")
-    monkeypatch.setattr(rich_utils, "MAX_WIDTH", 100)
-    monkeypatch.setattr(rich_utils, "FORCE_TERMINAL", False)
-    monkeypatch.chdir(tmp_path)
-
-    def build(settings: Settings) -> Classifier:
-        default = (
-            settings.taxonomy_path is None and settings.max_text_chars == classifier.max_text_chars
-        )
-        return classifier if default else engine.build_classifier(settings)
-
+    isolate_cli(monkeypatch, tmp_path)
+    build = shared_builder(classifier)
     monkeypatch.setattr("workbench.commands.benchmark.build_classifier", build)
     monkeypatch.setattr("workbench.commands.validate.build_classifier", build)
     yield

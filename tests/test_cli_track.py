@@ -9,17 +9,16 @@ per command.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from typer import rich_utils
 from typer.testing import CliRunner, Result
 
 from engine import Classifier, Settings
+from tests.cli_support import isolate_cli
 from workbench.cli import app
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -56,24 +55,13 @@ PROFILE_FIELDS = {
 }
 VERIFY_FIELDS = {"source_id", "intact", "checked", "head_hash", "first_broken_seq", "reason"}
 
-_ENV_PREFIXES = ("HARMWATCH_", "TEXT_ANALYTICS_", "TRACKING_")
-_ENV_NAMES = ("DATABASE_URL", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-
 
 @pytest.fixture(autouse=True)
 def cli_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, classifier: Classifier
 ) -> Iterator[None]:
     """Clean environment, 100 columns, no .env, the shared classifier."""
-    for name in list(os.environ):
-        if name.startswith(_ENV_PREFIXES) or name in _ENV_NAMES:
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setenv("TERMINAL_WIDTH", "100")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # never the real default store
-    monkeypatch.setattr(rich_utils, "MAX_WIDTH", 100)
-    monkeypatch.setattr(rich_utils, "FORCE_TERMINAL", False)
-    monkeypatch.chdir(tmp_path)
+    isolate_cli(monkeypatch, tmp_path)
     monkeypatch.setattr("workbench.commands.track.build_classifier", lambda _s: classifier)
     yield
 

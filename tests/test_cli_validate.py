@@ -12,18 +12,17 @@ so that every confusion cell is non-zero (see that folder's README).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from typer import rich_utils
 from typer.testing import CliRunner, Result
 
 import engine
 from engine import Classifier, Settings
+from tests.cli_support import isolate_cli, shared_builder
 from workbench.cli import app
 
 DATA = Path(__file__).parent / "data" / "validate"
@@ -50,9 +49,6 @@ CSV_OPTIONS = [
     "case",
 ]
 
-_ENV_PREFIXES = ("HARMWATCH_", "TEXT_ANALYTICS_", "TRACKING_")
-_ENV_NAMES = ("DATABASE_URL", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-
 
 @pytest.fixture(scope="session")
 def shared_classifier() -> Classifier:
@@ -68,22 +64,8 @@ def cli_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_classifier: Classifier
 ) -> Iterator[None]:
     """Clean environment, 100 columns, no .env, and the shared classifier for default settings."""
-    for name in list(os.environ):
-        if name.startswith(_ENV_PREFIXES) or name in _ENV_NAMES:
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setenv("TERMINAL_WIDTH", "100")
-    monkeypatch.setattr(rich_utils, "MAX_WIDTH", 100)
-    monkeypatch.setattr(rich_utils, "FORCE_TERMINAL", False)
-    monkeypatch.chdir(tmp_path)
-
-    def build(settings: Settings) -> Classifier:
-        if settings.taxonomy_path is not None:
-            return engine.build_classifier(settings)
-        if settings.max_text_chars == shared_classifier.max_text_chars:
-            return shared_classifier
-        return Classifier(shared_classifier.taxonomy, max_text_chars=settings.max_text_chars)
-
+    isolate_cli(monkeypatch, tmp_path)
+    build = shared_builder(shared_classifier)
     monkeypatch.setattr("workbench.commands.validate.build_classifier", build)
     yield
 

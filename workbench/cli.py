@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from workbench.commands import benchmark, classify, db, track, validate
+from workbench.commands import benchmark, classify, db, serve, track, validate
 from workbench.errors import ReportingGroup
 
 REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (
@@ -23,6 +23,7 @@ REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (
     benchmark.register,
     track.register,
     db.register,
+    serve.register,
 )
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
 from tests.perf.store_perf import store_section
 
@@ -127,6 +128,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": startup_section,
     "benchmark": benchmark_section,
     "store": store_section,
+    "api": api_section,
 }
 
 

@@ -1,0 +1,133 @@
+"""Expected failures → HTTP answers, in FastAPI's standard shapes (SPEC section 6).
+
+- request validation → 422 ``{"detail": [{type, loc, msg, ctx?}]}``; the
+  offending ``input`` is left out: it may be a 20,000-character text, or
+  something the client would rather not see echoed into logs and proxies;
+- a body that is not JSON at all (including what ``json`` refuses beyond
+  syntax: integers over 4,300 digits, nesting too deep to parse) → 422 too;
+- ``UnknownSource`` → 404 ``{"detail": "unknown source '<id>'"}``;
+- ``InvalidSourceId`` / ``InvalidTextError`` → 422 naming the field, and so is a
+  value the database refuses (``DataError``: PostgreSQL stores no NUL character);
+- ``StoreUnavailable`` → 503, logged with the (password-free) database URL,
+  answered without it: a client has no use for the server's database address.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DataError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.routing import Match
+
+from api.encoding import json_response
+from store import InvalidSourceId, InvalidTextError, StoreUnavailable, UnknownSource
+
+log = logging.getLogger(__name__)
+
+# What FastAPI answers when the body could not be read as JSON for a reason other
+# than a syntax error (those are JSONDecodeError and already a 422).
+_BODY_PARSE_FAILURE = "There was an error parsing the body"
+_PLACES = {"body", "query", "path", "header", "cookie"}
+
+
+def validation_error(loc: Sequence[str | int], msg: str, kind: str = "value_error") -> Response:
+    return json_response({"detail": [{"type": kind, "loc": list(loc), "msg": msg}]}, 422)
+
+
+def _describe(error: dict[str, Any]) -> dict[str, Any]:
+    """One error of FastAPI's list, without ``input``, with a message naming the field."""
+    loc = list(error.get("loc", ()))
+    kind = str(error.get("type", "value_error"))
+    msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    ctx = error.get("ctx") or {}
+    named = [part for part in loc if part not in _PLACES]
+    field = ".".join(str(part) for part in named) or (str(loc[0]) if loc else "request")
+    if kind == "missing":
+        msg = f"{field} is required" if named else "a JSON request body is required"
+    elif kind == "too_short" and "min_length" in ctx:
+        msg = f"{field} must have at least {ctx['min_length']} item(s), not {ctx['actual_length']}"
+    elif kind == "too_long" and "max_length" in ctx:
+        msg = f"{field} must have at most {ctx['max_length']} items, not {ctx['actual_length']}"
+    elif kind == "extra_forbidden" and loc and loc[0] == "query":
+        msg = f"unknown query parameter {field!r}"
+    elif kind == "extra_forbidden":
+        msg = f"{field} is not a field of this request"
+    elif named and not msg.startswith(str(named[-1])):
+        msg = f"{field}: {msg}"
+    out: dict[str, Any] = {"type": kind, "loc": loc, "msg": msg}
+    if ctx:
+        out["ctx"] = {str(key): _plain(value) for key, value in ctx.items()}
+    return out
+
+
+def _plain(value: object) -> object:
+    return value if isinstance(value, str | int | float | bool) or value is None else str(value)
+
+
+async def on_validation_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    return json_response({"detail": [_describe(dict(error)) for error in exc.errors()]}, 422)
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 400 and exc.detail == _BODY_PARSE_FAILURE:
+        reason = type(exc.__cause__).__name__ if exc.__cause__ else "unreadable body"
+        return validation_error(["body"], f"the body is not valid JSON ({reason})", "json_invalid")
+    headers = dict(exc.headers) if exc.headers else {}
+    if exc.status_code == 405:
+        headers["Allow"] = ", ".join(_allowed_methods(request))
+    return json_response({"detail": exc.detail}, exc.status_code, headers or None)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers on this path (Starlette names only its first route's,
+    and /tracking/{source_id}/verify is two routes, GET and POST)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
+async def on_unknown_source(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, UnknownSource)
+    return json_response({"detail": f"unknown source '{exc.source_id}'"}, 404)
+
+
+async def on_invalid_source_id(_request: Request, exc: Exception) -> Response:
+    return validation_error(["path", "source_id"], str(exc))
+
+
+async def on_invalid_text(_request: Request, exc: Exception) -> Response:
+    return validation_error(["body", "text"], str(exc))
+
+
+async def on_unstorable(_request: Request, exc: Exception) -> Response:
+    """The database refused a value (PostgreSQL: a NUL character in a text column)."""
+    assert isinstance(exc, DataError)
+    original = exc.orig if exc.orig is not None else exc
+    reason = str(original).strip().splitlines()[0] if str(original).strip() else "refused"
+    return validation_error(["body", "text"], f"text cannot be stored: {reason}")
+
+
+async def on_store_unavailable(_request: Request, exc: Exception) -> Response:
+    log.error("%s", exc)
+    return json_response({"detail": "the tracking database is unavailable; try again later"}, 503)
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(HTTPException, on_http_error)
+    app.add_exception_handler(UnknownSource, on_unknown_source)
+    app.add_exception_handler(InvalidSourceId, on_invalid_source_id)
+    app.add_exception_handler(InvalidTextError, on_invalid_text)
+    app.add_exception_handler(StoreUnavailable, on_store_unavailable)
+    app.add_exception_handler(DataError, on_unstorable)

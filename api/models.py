@@ -1,0 +1,491 @@
+"""The wire schema of SPEC section 6: request and response models, each field described.
+
+Requests are validated by these models. Responses are *documented* by them but
+written straight from the engine's and store's ``to_dict()`` (see
+``api.encoding``): validating a 19-field result on every call would cost more
+than classifying the text, and the tests check that what is written matches
+these models (``extra="forbid"`` makes the published schema exact).
+
+Limits that depend on settings (text length) are checked in ``api.limits`` and
+written into the published schema by ``api.openapi``; the fixed ones (1–100
+batch items, 1–5,000 samples) are declared here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+from engine.taxonomy_models import MechanismName
+from store.tracking import MAX_LIMIT
+
+MAX_BATCH_ITEMS = 100
+MAX_SAMPLES = 5000
+MAX_LANGUAGE_CHARS = 64
+DEFAULT_LIMIT = 100
+# The largest integer every JSON client reads exactly; no listing gets near it.
+MAX_OFFSET = 2**53 - 1
+
+HARMFUL_TEXT = "I can't stand refugees. They are parasites."
+HASH_EXAMPLE = "a78a43c8b99c77115a74236ae1406f6751f09cb9ade57e77bf4e15a7eb514663"
+TIME_EXAMPLE = "2026-01-02T03:04:05.678901Z"
+
+Span = Annotated[
+    list[int],
+    Field(
+        min_length=2,
+        max_length=2,
+        description="[start, end) character offsets into the text as submitted.",
+        examples=[[25, 43]],
+    ),
+]
+Hash = Annotated[
+    str, Field(description="SHA-256, 64 lowercase hex digits.", examples=[HASH_EXAMPLE])
+]
+Rate = Annotated[
+    float | None,
+    Field(description="A ratio from 0 to 1, 4 decimals; null when its denominator is 0."),
+]
+
+
+class _Request(BaseModel):
+    # Unknown fields are refused: a misspelt "context" or "langauge" would otherwise be
+    # ignored silently and change the decision without anyone noticing.
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorMessage(_Response):
+    """Every non-validation error: one human-readable line."""
+
+    detail: str = Field(description="What went wrong.", examples=["unknown source 'acct:1'"])
+
+
+class InternalError(_Response):
+    """An unexpected failure: nothing about it but the id it was logged under."""
+
+    detail: Literal["internal error"]
+    request_id: str = Field(
+        description="The id the failure was logged under; quote it when reporting.",
+        examples=["5f0c1c9a4f1e4d7a9b2e8c3d1a0b9e7f"],
+    )
+
+
+# -- classification ------------------------------------------------------------------------------
+
+
+class ClassifyRequest(_Request):
+    """One text to classify."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"text": HARMFUL_TEXT},
+                {"text": "They are parasites.", "context": "Refugees arrive in town."},
+                {"text": "Los inmigrantes son ratas.", "language": "es"},
+            ]
+        },
+    )
+
+    text: str = Field(
+        description="The text, 1 to HARMWATCH_MAX_TEXT_CHARS characters (default 20,000), "
+        "not only whitespace.",
+        examples=[HARMFUL_TEXT],
+    )
+    context: str | None = Field(
+        default=None,
+        description="Surrounding text (the post replied to, a thread title), at most "
+        "HARMWATCH_MAX_TEXT_CHARS characters. Only used to resolve a pronoun in the text.",
+        examples=["Refugees arrive in town."],
+    )
+    language: str | None = Field(
+        default=None,
+        max_length=MAX_LANGUAGE_CHARS,
+        description="Language code: en, es, fr, ru, ar, ig, yo, ha (default en). Another "
+        "code falls back to en and the rationale says so.",
+        examples=["en"],
+    )
+
+
+class BatchRequest(_Request):
+    """1 to 100 texts, classified in order."""
+
+    items: list[ClassifyRequest] = Field(
+        min_length=1,
+        max_length=MAX_BATCH_ITEMS,
+        description="The texts (1 to 100), each like a POST /classify/ body.",
+        examples=[[{"text": HARMFUL_TEXT}, {"text": "Lovely weather today.", "language": "en"}]],
+    )
+
+
+class Suppression(_Response):
+    reason: Literal["negation", "counter_speech", "benign_context"] = Field(
+        description="Why the signal was discarded."
+    )
+    cue: str = Field(description="The cue found in the text.", examples=["not"])
+    cue_span: Span
+
+
+class Signal(_Response):
+    """A pattern or coded term that matched and is linked to a group."""
+
+    row_id: str = Field(description="Taxonomy row, D2.4a-NNN.", examples=["D2.4a-001"])
+    harm_mechanism: str = Field(description="The row's mechanism.", examples=["animalization"])
+    weight: float = Field(description="The row's signal weight.", examples=[0.85])
+    score: float = Field(description="weight × amplifier, capped at 1.0.", examples=[0.85])
+    matched_text: str = Field(description="The matched part of the text.")
+    span: Span
+    source: Literal["pattern", "dogwhistle"]
+    pattern_id: str = Field(
+        description="<row>:<language>:<index>, or <row>:dw:<entry> for a coded term.",
+        examples=["D2.4a-001:en:0"],
+    )
+
+
+class SuppressedSignal(Signal):
+    """A signal that matched but was discarded, with the cue that discarded it."""
+
+    suppressed_by: Suppression
+
+
+class DogwhistleMatch(_Response):
+    term: str = Field(description="The coded term as written.")
+    canonical: str = Field(description="The lexicon's spelling of the term.")
+    meaning: str = Field(description="What the term means in-group.")
+    identity_axis: str | None = Field(description="The group the term names, if it names one.")
+    row_id: str
+    span: Span
+
+
+class Amplification(_Response):
+    factor: float = Field(description=">= 1.0; 1.0 when no provider contributed.", examples=[1.0])
+    provider: str | None = Field(description="The provider asked, or null.")
+    model_version: str | None = Field(description="The provider's model version, or null.")
+    skipped_reason: str | None = Field(
+        description="Why the provider did not contribute (not_configured, timeout, ...).",
+        examples=["not_configured"],
+    )
+
+
+class Classification(_Response):
+    """The full, explainable decision for one text (SPEC section 3); every field present."""
+
+    is_harmful: bool
+    harm_category: str = Field(
+        description="none, narrative_distortion, dehumanization, vilification or incitement.",
+        examples=["dehumanization"],
+    )
+    confidence: float = Field(
+        description="The decision score (3 decimals); best surviving score when not harmful.",
+        examples=[0.85],
+    )
+    target_type: str | None = Field(examples=["migrant_group"])
+    identity_axis: str | None = Field(examples=["migration_status"])
+    harm_mechanism: str | None = Field(
+        description="The winning mechanism; null when not harmful.", examples=["animalization"]
+    )
+    signals_matched: list[Signal] = Field(description="Signals that survived suppression.")
+    signals_suppressed: list[SuppressedSignal] = Field(description="Signals that were discarded.")
+    decision_rationale: str = Field(
+        description="HARM DETECTED: ... or NO HARM: ..., saying why.",
+        examples=[
+            "HARM DETECTED: animalization targeting migration_status. "
+            "Confidence 0.850 >= threshold 0.650. Matched row D2.4a-001."
+        ],
+    )
+    taxonomy_version: str = Field(examples=["1.0.0"])
+    language: str = Field(description="The language used.", examples=["en"])
+    language_confidence: Literal["verified", "experimental"]
+    dogwhistle_matched: DogwhistleMatch | None
+    counter_narrative_guidance: str | None = Field(description="Guidance for the mechanism.")
+    content_hash: Hash
+    matched_pattern: str | None = Field(examples=["D2.4a-001:en:0"])
+    amplification: Amplification
+    timestamp: str = Field(description="When it was classified (UTC).", examples=[TIME_EXAMPLE])
+
+
+class BatchResponse(_Response):
+    count: int = Field(description="Number of results (= number of items).", examples=[2])
+    results: list[Classification] = Field(description="One result per item, in request order.")
+
+
+# -- tracking ------------------------------------------------------------------------------------
+
+
+class ListingQuery(_Request):
+    """The query of GET /tracking; an unknown parameter is refused like an unknown field."""
+
+    risk: str | None = Field(
+        default=None, description="Keep one risk level: low, watch, elevated or critical."
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Page size, 1 to 1,000."
+    )
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="Profiles to skip.")
+
+
+class Observation(_Response):
+    """One record of a source's hash chain (SPEC section 5)."""
+
+    source_id: str = Field(examples=["acct:1"])
+    seq: int = Field(description="1, 2, 3, ... without gaps.", examples=[1])
+    observed_at: str = Field(description="YYYY-MM-DDTHH:MM:SS.ffffffZ", examples=[TIME_EXAMPLE])
+    text: str | None = Field(description="The text; null with HARMWATCH_STORE_TEXT=false.")
+    content_hash: Hash
+    harm_mechanism: str | None = Field(description="null when the text is not harmful.")
+    severity: int = Field(description="0 (not harmful) to 4.", examples=[3])
+    taxonomy_version: str = Field(examples=["1.0.0"])
+    prev_hash: Hash
+    record_hash: Hash
+
+
+class SourceProfile(_Response):
+    """Where a source stands, as of its latest observation (SPEC section 5)."""
+
+    source_id: str = Field(examples=["acct:1"])
+    observation_count: int = Field(examples=[12])
+    current_severity: int = Field(description="Severity of the latest observation.")
+    current_severity_label: str = Field(examples=["ANIMALIZATION (3)"])
+    rolling_average_severity: float = Field(description="Mean severity over the window.")
+    window: int = Field(description="Observations in the window (TRACKING_WINDOW).")
+    trend: Literal["escalating", "stable", "de-escalating"]
+    risk_level: str = Field(description="low, watch, elevated or critical.", examples=["elevated"])
+    first_observed_at: str = Field(examples=[TIME_EXAMPLE])
+    last_observed_at: str = Field(examples=[TIME_EXAMPLE])
+    head_hash: Hash
+
+
+class ObserveResponse(_Response):
+    observation: Observation
+    classification: Classification
+    profile: SourceProfile
+
+
+class VerifyReport(_Response):
+    """Re-hashing a source's whole chain against its profile."""
+
+    source_id: str | None = Field(examples=["acct:1"])
+    intact: bool
+    checked: int = Field(description="Records that verified: the chain holds up to this seq.")
+    head_hash: Hash
+    first_broken_seq: int | None = Field(description="checked + 1 when broken, else null.")
+    reason: str | None = Field(description="What was found where the chain breaks.")
+
+
+class Checkpoint(_Response):
+    """A signed statement of a source's head: HMAC-SHA256 over the other five fields."""
+
+    source_id: str = Field(examples=["acct:1"])
+    seq: int = Field(description="The head's seq (= observation_count).", examples=[12])
+    head_hash: Hash
+    issued_at: str = Field(description="When the checkpoint was signed.", examples=[TIME_EXAMPLE])
+    key_id: str = Field(
+        description="First 16 hex digits of sha256(HARMWATCH_SIGNING_KEY): which key signed.",
+        examples=["9f86d081884c7d65"],
+    )
+    signature: str = Field(
+        description="hex HMAC-SHA256(key, canonical JSON of source_id, seq, head_hash, "
+        "issued_at, key_id: keys sorted, separators ',' ':', UTF-8).",
+        examples=[HASH_EXAMPLE],
+    )
+
+
+# -- benchmark and validation --------------------------------------------------------------------
+
+
+class BenchmarkRequest(_Request):
+    """Which part of the functional suite to run (all of it when empty)."""
+
+    capabilities: list[str] | None = Field(
+        default=None,
+        max_length=MAX_BATCH_ITEMS,
+        description="Capability names (e.g. negation); an unknown name is a 422.",
+        examples=[["negation"]],
+    )
+    languages: list[str] | None = Field(
+        default=None,
+        max_length=MAX_BATCH_ITEMS,
+        description="Language codes; one without cases is a 422.",
+        examples=[["en", "es"]],
+    )
+
+
+class Verdict(_Response):
+    is_harmful: bool
+    harm_mechanism: str | None
+
+
+class SuiteFailure(_Response):
+    case: str = Field(examples=["negation-01/3"])
+    text: str
+    language: str
+    expected: Verdict
+    got: Verdict
+    rationale: str
+
+
+class CapabilityResult(_Response):
+    name: str = Field(examples=["negation"])
+    total: int
+    passed: int
+    pass_rate: Rate
+    failures: list[SuiteFailure]
+
+
+class BenchmarkReport(_Response):
+    suite_version: str
+    taxonomy_version: str
+    total: int
+    passed: int
+    failed: int
+    pass_rate: Rate
+    duration_ms: float = Field(description="Time spent classifying.")
+    capabilities: list[CapabilityResult]
+
+
+class GateResult(_Response):
+    id: str
+    text: str
+    language: str
+    expected_harmful: bool
+    expected_mechanism: str | None
+    got_harmful: bool
+    got_mechanism: str | None
+    correct: bool
+
+
+class GateReport(_Response):
+    """The legacy phase-1 gate over its fixed 18 samples."""
+
+    gate: str
+    samples: int
+    correct: int
+    accuracy: Rate
+    precision: Rate
+    recall: Rate
+    f1: Rate
+    required_accuracy: float
+    passed: bool
+    results: list[GateResult]
+
+
+class Sample(_Request):
+    """One labelled text."""
+
+    id: str | None = Field(default=None, max_length=200, examples=["s1"])
+    text: str = Field(description="As in POST /classify/ (same length limit).")
+    language: str | None = Field(default=None, max_length=MAX_LANGUAGE_CHARS, examples=["en"])
+    expected_harmful: StrictBool | None = Field(
+        description="The expected decision; null reports the sample without scoring it."
+    )
+    expected_mechanism: MechanismName | None = Field(
+        default=None, description="Also scored when the sample is expected harmful."
+    )
+    group: str | None = Field(
+        default=None, max_length=200, description="Any label to break the metrics down by."
+    )
+
+
+class CustomValidationRequest(_Request):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "name": "smoke",
+                    "samples": [
+                        {"text": HARMFUL_TEXT, "expected_harmful": True},
+                        {"text": "Refugees are welcome here.", "expected_harmful": False},
+                    ],
+                }
+            ]
+        },
+    )
+
+    name: str | None = Field(default=None, max_length=200, description="Name of the run.")
+    samples: list[Sample] = Field(min_length=1, max_length=MAX_SAMPLES, description="1 to 5,000.")
+
+
+class Confusion(_Response):
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+
+
+class Metrics(_Response):
+    total: int
+    scored: int
+    accuracy: Rate
+    precision: Rate
+    recall: Rate
+    true_negative_rate: Rate
+    f1: Rate
+    confusion: Confusion
+    positives: int
+    negatives: int
+    not_scored: int
+    not_scored_flag_rate: Rate
+
+
+class ValidationFailure(_Response):
+    id: str | None
+    text: str
+    language: str
+    group: str | None
+    expected_harmful: bool | None
+    expected_mechanism: str | None
+    got_harmful: bool
+    got_mechanism: str | None
+    rationale: str
+
+
+class ValidationReport(_Response):
+    """SPEC's fields, plus not-scored counts, the failure count and the run time."""
+
+    name: str
+    total: int
+    accuracy: Rate
+    precision: Rate
+    recall: Rate
+    f1: Rate
+    true_negative_rate: Rate
+    confusion: Confusion
+    not_scored: int
+    not_scored_flag_rate: Rate
+    mechanism_accuracy: Rate
+    by_group: dict[str, Metrics]
+    by_language: dict[str, Metrics]
+    failures: list[ValidationFailure] = Field(description="The first 200 failures.")
+    failure_count: int
+    duration_ms: float
+
+
+# -- health --------------------------------------------------------------------------------------
+
+
+class TextAnalyticsHealth(_Response):
+    provider: str | None = Field(description="null when not configured.")
+    status: Literal["not_configured", "connected", "unreachable"]
+
+
+class DatabaseHealth(_Response):
+    backend: str = Field(examples=["sqlite"])
+    status: Literal["ok", "unreachable"]
+
+
+class Health(_Response):
+    status: Literal["ok", "degraded"] = Field(
+        description="degraded when the database or a configured provider is unreachable."
+    )
+    app_version: str = Field(examples=["0.1.0"])
+    taxonomy_version: str = Field(examples=["1.0.0"])
+    taxonomy_digest: Hash
+    baseline_tag: str
+    text_analytics: TextAnalyticsHealth
+    database: DatabaseHealth

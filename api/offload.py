@@ -1,0 +1,28 @@
+"""Where classification runs: on the event loop when it is cheap, in the threadpool otherwise.
+
+Classification is CPU-bound. A thread does not make it cheaper under the GIL;
+it only lets the event loop interleave other requests with long work. For a
+short text the round trip to a thread costs more than the classification
+itself, so ``Services.inline`` decides per text (see INLINE_MAX_CHARS there).
+A language's first text always goes to a thread: it compiles the language.
+"""
+
+from __future__ import annotations
+
+from fastapi.concurrency import run_in_threadpool
+
+from api.services import Services
+from engine import Classification
+
+
+async def classify(
+    services: Services, text: str, context: str | None, language: str | None
+) -> Classification:
+    classifier = services.classifier
+    code = classifier.resolve_language(language)[0]
+    size = len(text) + (len(context) if context else 0)
+    if services.inline(size, code):
+        return classifier.classify(text, context=context, language=language)
+    result = await run_in_threadpool(classifier.classify, text, context=context, language=language)
+    services.mark_warm(code)  # its first text compiled it
+    return result

@@ -1,0 +1,39 @@
+"""The error responses each route documents, declared once (``responses=`` of the routers).
+
+422 is added by FastAPI to every route whose input it validates (VALIDATION
+declares it for the others); 401 is added by ``api.openapi`` only when the
+server has an API key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.models import ErrorMessage, InternalError
+
+Responses = dict[int | str, dict[str, Any]]
+
+# FastAPI adds this itself to routes whose parameters it validates; the hot routes read
+# their body themselves (api.body) and declare it here.
+VALIDATION: Responses = {
+    422: {
+        "description": "Validation Error",
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/HTTPValidationError"}}
+        },
+    }
+}
+INTERNAL: Responses = {
+    500: {"model": InternalError, "description": "Unexpected failure (logged under request_id)."}
+}
+TOO_LARGE: Responses = {413: {"model": ErrorMessage, "description": "Body over 2 MiB."}}
+UNKNOWN_SOURCE: Responses = {
+    404: {
+        "model": ErrorMessage,
+        "description": "No observation was ever recorded for this source_id.",
+        "content": {"application/json": {"example": {"detail": "unknown source 'acct:1'"}}},
+    }
+}
+UNAVAILABLE: Responses = {
+    503: {"model": ErrorMessage, "description": "The tracking database cannot be reached."}
+}

@@ -33,6 +33,7 @@ from api.services import INLINE_MAX_CHARS
 from engine import Classifier, Settings
 from engine.taxonomy_models import LANGUAGES
 from store import GENESIS_HASH, record_hash
+from tests.contract import RESULT_FIELDS
 
 with warnings.catch_warnings():  # starlette asks for httpx2, which is not a dependency here
     warnings.simplefilter("ignore")
@@ -47,7 +48,7 @@ VERMIN = "Muslims are vermin."  # animalization, 3
 KILL = "Kill all Muslims."  # direct_call_to_violence, 4
 EVIL = "Muslims are evil."  # demonization, 2
 CALM = "I had a lovely walk along the river today."  # not harmful
-RESULT_FIELDS = set(wire.Classification.model_fields)
+
 API_KEY = "api-key-" + "7" * 24
 SIGNING_KEY = "signing-key-" + "5" * 24
 
@@ -133,7 +134,7 @@ def test_classify_returns_the_engine_result_field_for_field(
     assert response.status_code == 200
     body = response.json()
     assert body == classifier.classify(VERMIN).to_dict()
-    assert set(body) == RESULT_FIELDS
+    assert set(body) == RESULT_FIELDS == set(wire.Classification.model_fields)
     assert body["is_harmful"] is True
     assert body["harm_mechanism"] == "animalization"
     assert body["content_hash"] == hashlib.sha256(VERMIN.encode()).hexdigest()

@@ -32,30 +32,8 @@ from engine.benchmark import (
     select_cases,
 )
 from engine.taxonomy_models import LANGUAGES, MechanismName, SuiteTemplate, TransformName
+from tests.contract import BENCHMARK_REPORT_FIELDS, CAPABILITY_FIELDS, GATE_FIELDS
 
-REPORT_FIELDS = {
-    "suite_version",
-    "taxonomy_version",
-    "total",
-    "passed",
-    "failed",
-    "pass_rate",
-    "duration_ms",
-    "capabilities",
-}
-CAPABILITY_FIELDS = {"name", "total", "passed", "pass_rate", "failures"}
-GATE_FIELDS = {
-    "gate",
-    "samples",
-    "correct",
-    "accuracy",
-    "precision",
-    "recall",
-    "f1",
-    "required_accuracy",
-    "passed",
-    "results",
-}
 DEHUMANIZATION = {"animalization", "objectification", "demonization"}
 
 
@@ -119,7 +97,7 @@ def test_baseline_tag_names_the_shipped_result(
 
 
 def test_report_has_the_contract_fields(report: dict[str, Any], suite: Suite) -> None:
-    assert set(report) == REPORT_FIELDS
+    assert set(report) == BENCHMARK_REPORT_FIELDS
     assert report["suite_version"] == suite.version
     assert report["taxonomy_version"] == "1.0.0"
     assert [c["name"] for c in report["capabilities"]] == list(suite.capabilities)

@@ -10,27 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Classification, Classifier, LoadedTaxonomy
+from tests.contract import RESULT_FIELDS
 
-FIELDS = {
-    "is_harmful",
-    "harm_category",
-    "confidence",
-    "target_type",
-    "identity_axis",
-    "harm_mechanism",
-    "signals_matched",
-    "signals_suppressed",
-    "decision_rationale",
-    "taxonomy_version",
-    "language",
-    "language_confidence",
-    "dogwhistle_matched",
-    "counter_narrative_guidance",
-    "content_hash",
-    "matched_pattern",
-    "amplification",
-    "timestamp",
-}
 HARM = re.compile(
     r"^HARM DETECTED: (\w+) targeting (\w+)\. Confidence (\d\.\d{3}) >= threshold (\d\.\d{3})\. "
     r"Matched row (D2\.4a-\d{3})\.$"
@@ -40,7 +21,7 @@ HARM = re.compile(
 def test_harmful_result_has_every_field(classifier: Classifier) -> None:
     result = classifier.classify("Muslims are vermin.")
     data = result.to_dict()
-    assert set(data) == FIELDS
+    assert set(data) == RESULT_FIELDS
     assert data["is_harmful"] is True
     assert data["harm_category"] == "dehumanization"
     assert data["harm_mechanism"] == "animalization"

@@ -22,6 +22,7 @@ from typer.testing import CliRunner, Result
 from engine import Classifier, LoadedTaxonomy
 from engine.benchmark import load_suite
 from tests.cli_support import isolate_cli, shared_builder
+from tests.contract import BENCHMARK_REPORT_FIELDS, GATE_FIELDS
 from workbench.cli import app
 
 FAILING_SUITE = """\
@@ -97,16 +98,7 @@ def test_json_is_the_spec_report(taxonomy: LoadedTaxonomy) -> None:
     result = run(["benchmark", "run", "--json"])
     assert result.exit_code == 0, result.output
     report = orjson.loads(result.stdout)
-    assert set(report) == {
-        "suite_version",
-        "taxonomy_version",
-        "total",
-        "passed",
-        "failed",
-        "pass_rate",
-        "duration_ms",
-        "capabilities",
-    }
+    assert set(report) == BENCHMARK_REPORT_FIELDS
     suite = load_suite(taxonomy)
     assert report["total"] == len(suite.cases)
     assert (report["failed"], report["pass_rate"]) == (0, 1.0)
@@ -194,18 +186,7 @@ def test_gate_json_is_the_spec_report() -> None:
     result = run(["validate", "dehumanization", "--json"])
     assert result.exit_code == 0, result.output
     report = orjson.loads(result.stdout)
-    assert set(report) == {
-        "gate",
-        "samples",
-        "correct",
-        "accuracy",
-        "precision",
-        "recall",
-        "f1",
-        "required_accuracy",
-        "passed",
-        "results",
-    }
+    assert set(report) == GATE_FIELDS
     assert (report["samples"], report["correct"], report["passed"]) == (18, 18, True)
     assert len(report["results"]) == 18
 

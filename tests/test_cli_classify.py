@@ -23,33 +23,13 @@ from typer.testing import CliRunner, Result
 import engine
 from engine import Classifier, Settings
 from tests.cli_support import isolate_cli, shared_builder
+from tests.contract import RESULT_FIELDS
 from workbench.cli import app, package_version
 
 HARMFUL = "Muslims are vermin."
 NOT_HARMFUL = "I had a lovely walk along the river today."
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 PATTERN_ID = re.compile(r"D2\.4a-\d{3}:en:\d+")
-
-SPEC_FIELDS = {
-    "is_harmful",
-    "harm_category",
-    "confidence",
-    "target_type",
-    "identity_axis",
-    "harm_mechanism",
-    "signals_matched",
-    "signals_suppressed",
-    "decision_rationale",
-    "taxonomy_version",
-    "language",
-    "language_confidence",
-    "dogwhistle_matched",
-    "counter_narrative_guidance",
-    "content_hash",
-    "matched_pattern",
-    "amplification",
-    "timestamp",
-}
 
 
 @pytest.fixture(scope="session")
@@ -140,7 +120,7 @@ def test_json_output_is_the_contract_object() -> None:
     result = run(["classify", HARMFUL, "--json"])
     assert result.exit_code == 0, result.output
     data = orjson.loads(result.stdout)
-    assert set(data) == SPEC_FIELDS
+    assert set(data) == RESULT_FIELDS
     assert data["harm_mechanism"] == "animalization"
     assert PATTERN_ID.fullmatch(data["matched_pattern"])
     assert TIMESTAMP.fullmatch(data["timestamp"])
@@ -247,7 +227,7 @@ def test_file_mode_classifies_good_lines_and_records_bad_ones(tmp_path: Path) ->
     assert [r["line"] for r in records] == [1, 2, 4, 5, 6, 7, 8]  # blank line 3 skipped
     assert [r["id"] for r in records] == ["first", 2, 4, 7, 6, 7, 8]
     good, plain, bad_json, no_text, long_text, fallback, wrong_type = records
-    assert good["is_harmful"] is True and set(SPEC_FIELDS) <= set(good)
+    assert good["is_harmful"] is True and set(RESULT_FIELDS) <= set(good)
     assert plain["is_harmful"] is False and "error" not in plain
     assert bad_json["error"].startswith("invalid JSON")
     assert "text is required" in no_text["error"]

@@ -31,7 +31,13 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
+# The API section's load generator is wrk (Debian package) when it can be installed;
+# without it the section falls back to an async httpx client and says so in the report.
 perf: $(STAMP)
+	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ apt-get install -y -qq wrk >/dev/null 2>&1 || \
+		  { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq wrk >/dev/null 2>&1; }; }; } || \
+		echo "wrk not installed: the API figures use the httpx load generator"
 	$(BIN)/python -m tests.perf.run --output perf-report.json
 
 eval: $(STAMP)

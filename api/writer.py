@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from engine import Classification
-from store import Observation, SourceProfile, Store, TrackingRules, append
+from store import Observation, SourceProfile, Store, TrackingRules, Writer, append
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,8 @@ class GroupCommit:
         )
         self._pending: list[tuple[PendingAppend, asyncio.Future[Appended]]] = []
         self._busy = False
+        # One connection for every batch (see store.Writer), made on the first one.
+        self._writer: Writer | None = None
 
     async def append(self, source_id: str, result: Classification, text: str) -> Appended:
         loop = asyncio.get_running_loop()
@@ -84,6 +86,9 @@ class GroupCommit:
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=True)
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     # -- on the event loop -------------------------------------------------------------
     def _flush(self) -> None:
@@ -126,7 +131,9 @@ class GroupCommit:
         return [by_index[index] for index in range(len(items))]
 
     def _transaction(self, items: list[PendingAppend]) -> list[Appended]:
-        with self._store().transaction(write=True) as session:
+        if self._writer is None:
+            self._writer = Writer(self._store())
+        with self._writer.transaction() as session:
             return [
                 append(
                     item.source_id,

@@ -9,6 +9,14 @@ functions inside a transaction the caller owns::
                                       store_text=settings.store_text,
                                       rules=rules, session=session)
 
+A long run of appends holds one connection and commits each on its own::
+
+    with store.writer() as writer:
+        for source_id, result, text in incoming:
+            with writer.transaction() as conn:
+                append(source_id, result, text=text, store_text=settings.store_text,
+                       rules=rules, session=conn)
+
 Importing this package opens nothing and reads no settings.
 """
 
@@ -25,7 +33,14 @@ from store.chain import (
     verify_jsonl,
     verify_records,
 )
-from store.database import MigrationReport, Store, open_store, redact_url, resolve_url
+from store.database import (
+    MigrationReport,
+    Store,
+    Writer,
+    open_store,
+    redact_url,
+    resolve_url,
+)
 from store.errors import (
     InvalidSourceId,
     InvalidTextError,
@@ -64,6 +79,7 @@ __all__ = [
     "TrackingRules",
     "UnknownSource",
     "VerifyResult",
+    "Writer",
     "all_source_ids",
     "append",
     "canonical_json",

@@ -1,8 +1,9 @@
 """Appending observations to a source's chain, and reading profiles and chains back.
 
-Every function takes the caller's ``session=`` and never commits: an append
-and its profile update land together when the caller's transaction commits,
-or not at all.
+Every function takes the caller's ``session=`` (an ORM Session, or the
+Connection of a ``Writer`` transaction) and never commits: an append and its
+profile update land together when the caller's transaction commits, or not
+at all.
 
 Appends to one source are serialized by a lock on its profile row, taken by
 the append's first statement: an upsert of the profile that returns the
@@ -50,6 +51,8 @@ from store.source_id import validate_source_id
 from store.trend import NONE_LABEL, TrackingRules, rolling_average
 
 profiles = cast(Table, SourceProfileRow.__table__)
+# What the caller's ``session=`` may be: a Store.transaction's Session or a Writer's Connection.
+SessionLike = Session | Connection
 observations = cast(Table, ObservationRow.__table__)
 
 DEFAULT_LIMIT = 50
@@ -331,6 +334,11 @@ _EXPORT = (
 _ALL_SOURCE_IDS = select(profiles.c.source_id).order_by(profiles.c.source_id)
 
 
+def _connection(session: SessionLike) -> Connection:
+    """The Connection a store function runs on, whichever the caller holds."""
+    return session if isinstance(session, Connection) else session.connection()
+
+
 def _profile(row: Any) -> SourceProfile:
     return SourceProfile(*row)
 
@@ -345,7 +353,7 @@ def append(
     text: str | None,
     store_text: bool,
     rules: TrackingRules,
-    session: Session,
+    session: SessionLike,
     observed_at: datetime | None = None,
 ) -> tuple[Observation, SourceProfile]:
     """Add one classified text to the source's chain and update its profile, uncommitted.
@@ -358,8 +366,9 @@ def append(
     ``observed_at`` defaults to now, read after the source's lock is held so
     that the chain's timestamps follow its order on any one clock.
 
-    On SQLite, begin the transaction with ``Store.transaction(write=True)``
-    (BEGIN IMMEDIATE), or make the append the transaction's first statement.
+    On SQLite, begin the transaction with ``Store.transaction(write=True)`` or
+    ``Writer.transaction()`` (BEGIN IMMEDIATE), or make the append the
+    transaction's first statement.
     """
     validate_source_id(source_id)
     stored_text: str | None = None
@@ -379,7 +388,7 @@ def append(
         severity = classification.severity
     else:
         mechanism, severity = None, 0
-    conn = session.connection()
+    conn = _connection(session)
     window = rules.window
     cursor = _LOCK_PROFILE[conn.dialect.name].execute(
         conn, {"sid": source_id, "window": window, "risk": rules.risk_levels[0]}
@@ -472,10 +481,10 @@ def _window(conn: Connection, source_id: str, count: int, recent: str, window: i
 # -- reading ----------------------------------------------------------------------------
 
 
-def get_profile(source_id: str, *, session: Session) -> SourceProfile:
+def get_profile(source_id: str, *, session: SessionLike) -> SourceProfile:
     """The source's profile; UnknownSource when nothing was ever observed for it."""
     validate_source_id(source_id)
-    row = session.connection().execute(_GET_PROFILE, {"sid": source_id}).one_or_none()
+    row = _connection(session).execute(_GET_PROFILE, {"sid": source_id}).one_or_none()
     if row is None:
         raise UnknownSource(source_id)
     return _profile(row)
@@ -483,7 +492,7 @@ def get_profile(source_id: str, *, session: Session) -> SourceProfile:
 
 def list_profiles(
     *,
-    session: Session,
+    session: SessionLike,
     risk: str | None = None,
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
@@ -499,7 +508,7 @@ def list_profiles(
         raise ValueError(f"limit must be 1 to {MAX_LIMIT}, not {limit}")
     if offset < 0:
         raise ValueError(f"offset must be 0 or more, not {offset}")
-    conn = session.connection()
+    conn = _connection(session)
     if risk is None:
         rows = conn.execute(_LIST_ALL, {"limit": limit, "offset": offset})
     else:
@@ -507,35 +516,37 @@ def list_profiles(
     return [_profile(row) for row in rows]
 
 
-def count_profiles(*, session: Session, risk: str | None = None) -> int:
+def count_profiles(*, session: SessionLike, risk: str | None = None) -> int:
     """How many sources a listing with this filter has in all (X-Total-Count)."""
-    conn = session.connection()
+    conn = _connection(session)
     if risk is None:
         return int(conn.execute(_COUNT_ALL).scalar_one())
     return int(conn.execute(_COUNT_RISK, {"risk": risk}).scalar_one())
 
 
-def latest_observations(source_id: str, *, session: Session, limit: int = 10) -> list[Observation]:
+def latest_observations(
+    source_id: str, *, session: SessionLike, limit: int = 10
+) -> list[Observation]:
     """The newest ``limit`` observations of a source, newest first."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be 1 to {MAX_LIMIT}, not {limit}")
     get_profile(source_id, session=session)
-    rows = session.connection().execute(_LATEST, {"sid": source_id, "limit": limit})
+    rows = _connection(session).execute(_LATEST, {"sid": source_id, "limit": limit})
     return [Observation(*row) for row in rows]
 
 
-def iter_chain(source_id: str, *, session: Session) -> Iterator[Observation]:
+def iter_chain(source_id: str, *, session: SessionLike) -> Iterator[Observation]:
     """Every observation of a source in chain order, streamed in batches (any length)."""
     get_profile(source_id, session=session)
-    conn = session.connection().execution_options(yield_per=STREAM_BATCH)
+    conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     for row in conn.execute(_EXPORT, {"sid": source_id}):
         yield Observation(*row)
 
 
-def export_chain(source_id: str, stream: IO[bytes], *, session: Session) -> int:
+def export_chain(source_id: str, stream: IO[bytes], *, session: SessionLike) -> int:
     """Write the chain as JSONL, one observation per line with every SPEC field; the count."""
     get_profile(source_id, session=session)
-    conn = session.connection().execution_options(yield_per=STREAM_BATCH)
+    conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     written = 0
     for row in conn.execute(_EXPORT, {"sid": source_id}):
         stream.write(orjson.dumps(dict(zip(OBSERVATION_FIELDS, row, strict=True))) + b"\n")
@@ -543,7 +554,7 @@ def export_chain(source_id: str, stream: IO[bytes], *, session: Session) -> int:
     return written
 
 
-def verify_source(source_id: str, *, session: Session) -> VerifyResult:
+def verify_source(source_id: str, *, session: SessionLike) -> VerifyResult:
     """Re-hash the source's whole chain in one streaming pass and check it against its profile.
 
     Beyond the chain rules (see ``ChainVerifier``), the chain must end exactly
@@ -555,7 +566,7 @@ def verify_source(source_id: str, *, session: Session) -> VerifyResult:
     expected = profile.observation_count
     verifier = ChainVerifier(source_id)
     feed = verifier.feed
-    rows = _CHAIN.stream(session.connection(), {"sid": source_id})
+    rows = _CHAIN.stream(_connection(session), {"sid": source_id})
     try:
         for row in rows:
             if verifier.checked == expected:
@@ -582,7 +593,7 @@ def verify_source(source_id: str, *, session: Session) -> VerifyResult:
     return verifier.result()
 
 
-def all_source_ids(*, session: Session) -> Iterator[str]:
+def all_source_ids(*, session: SessionLike) -> Iterator[str]:
     """Every tracked source_id, in order, streamed (for ``verify --all``)."""
-    conn = session.connection().execution_options(yield_per=STREAM_BATCH)
+    conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     yield from conn.execute(_ALL_SOURCE_IDS).scalars()

@@ -201,17 +201,21 @@ def append_worker(url: str, source_id: str, worker: int, count: int, barrier: ob
     barrier.wait()  # type: ignore[attr-defined]
     store = open_store(settings)
     try:
-        for index in range(count):
-            text = f"worker {worker} observation {index}"
-            result = classified((worker + index) % 5, text)
-            with store.transaction(write=True) as session:
-                append(
-                    source_id,
-                    result,
-                    text=text,
-                    store_text=True,
-                    rules=worker_rules,
-                    session=session,
-                )
+        # Even workers hold one connection (store.Writer, as the API's appender does),
+        # odd ones take a Session per append (as a CLI observe does): both contend.
+        with store.writer() as writer:
+            for index in range(count):
+                text = f"worker {worker} observation {index}"
+                result = classified((worker + index) % 5, text)
+                scope = writer.transaction() if worker % 2 == 0 else store.transaction(write=True)
+                with scope as session:
+                    append(
+                        source_id,
+                        result,
+                        text=text,
+                        store_text=True,
+                        rules=worker_rules,
+                        session=session,
+                    )
     finally:
         store.dispose()

@@ -38,6 +38,7 @@ from store import (
     StoreUnavailable,
     TrackingRules,
     UnknownSource,
+    Writer,
     append,
     count_profiles,
     export_chain,
@@ -64,7 +65,7 @@ from store.trend import Trend
 # conftest.py is the engine's; registered for assertion rewriting before the import
 # of its helpers, as pytest would do for a plugin it imports itself.
 pytest.register_assert_rewrite("tests.store_fixtures")
-from tests.store_fixtures import at, classified  # noqa: E402
+from tests.store_fixtures import at, classified, fresh_pg_schema  # noqa: E402
 
 pytest_plugins = ["tests.store_fixtures"]
 
@@ -540,6 +541,99 @@ def test_the_seq_is_unique_per_source(store: Store, rules: TrackingRules) -> Non
     row = {**first.to_dict(), "record_hash": "e" * 64}
     with pytest.raises(IntegrityError), store.engine.begin() as conn:
         conn.execute(tracking.observations.insert(), row)
+
+
+def _writer_append(writer: Writer, rules: TrackingRules, source_id: str, step: int) -> Any:
+    content = f"{source_id} says thing {step}"
+    with writer.transaction() as conn:
+        return append(
+            source_id,
+            classified(step % 5, content),
+            text=content,
+            store_text=True,
+            rules=rules,
+            session=conn,
+            observed_at=at(step),
+        )
+
+
+def test_a_writer_commits_each_transaction_on_one_held_connection(
+    store: Store, rules: TrackingRules
+) -> None:
+    with store.writer() as writer:
+        first = _writer_append(writer, rules, "acct:1", 0)
+        with writer.transaction() as conn:
+            held = conn.connection.dbapi_connection
+        for step in range(1, 6):
+            _writer_append(writer, rules, "acct:1" if step % 2 else "acct:2", step)
+        with writer.transaction() as conn:
+            assert conn.connection.dbapi_connection is held
+    assert first[0].seq == 1
+    # Every transaction was committed on its own: a fresh session sees them all.
+    with store.transaction() as session:
+        assert get_profile("acct:1", session=session).observation_count == 4
+        assert get_profile("acct:2", session=session).observation_count == 2
+        assert verify_source("acct:1", session=session).intact
+        assert verify_source("acct:2", session=session).intact
+        chain = [o.to_dict() for o in iter_chain("acct:1", session=session)]
+    # The same appends through one Session each give the same records.
+    assert chain[0] == first[0].to_dict()
+
+
+def test_a_failed_writer_transaction_rolls_back_and_the_writer_goes_on(
+    store: Store, rules: TrackingRules, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialect = store.engine.dialect.name
+    saving = tracking._SAVE[dialect]
+    with store.writer() as writer:
+        _writer_append(writer, rules, "acct:1", 0)
+        monkeypatch.setitem(tracking._SAVE, dialect, (*saving, _Boom()))
+        with pytest.raises(RuntimeError, match="crash after"):
+            _writer_append(writer, rules, "acct:1", 1)
+        monkeypatch.setitem(tracking._SAVE, dialect, saving)
+        observation, profile = _writer_append(writer, rules, "acct:1", 2)
+    assert (observation.seq, profile.observation_count) == (2, 2)
+    with store.transaction() as session:
+        assert verify_source("acct:1", session=session).checked == 2
+
+
+def test_a_writer_reconnects_after_the_server_drops_its_connection(
+    pg_database: str, rules: TrackingRules
+) -> None:
+    """PostgreSQL only: a server that ends the session under a held connection."""
+    store = open_store(Settings(_env_file=None, tracking_db_url=fresh_pg_schema(pg_database)))
+    with store.writer() as writer:
+        _writer_append(writer, rules, "acct:1", 0)
+        with writer.transaction() as conn:
+            pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        with store.engine.connect() as admin:
+            admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            admin.commit()
+        with pytest.raises(StoreUnavailable):
+            _writer_append(writer, rules, "acct:1", 1)
+        observation, _ = _writer_append(writer, rules, "acct:1", 2)
+    store.dispose()
+    assert observation.seq == 2
+
+
+def test_a_locked_sqlite_database_fails_a_writer_transaction_then_it_goes_on(
+    tmp_path: Path, rules: TrackingRules, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("store.database.BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "locked.sqlite3"
+    opened = open_store(Settings(_env_file=None, tracking_db_url=f"sqlite:///{path}"))
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        with opened.writer() as writer:
+            holder.execute("BEGIN IMMEDIATE")
+            with pytest.raises(StoreUnavailable, match="database is locked"):
+                _writer_append(writer, rules, "acct:1", 0)
+            holder.execute("ROLLBACK")
+            observation, _ = _writer_append(writer, rules, "acct:1", 1)
+        assert observation.seq == 1
+    finally:
+        holder.close()
+        opened.dispose()
 
 
 # -- reading ------------------------------------------------------------------------------

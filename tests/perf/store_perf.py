@@ -95,21 +95,33 @@ def _open(url: str) -> Store:
 
 
 def _append_round(
-    store: Store, rules: TrackingRules, results: list[Classification], count: int, offset: int
+    store: Store,
+    rules: TrackingRules,
+    results: list[Classification],
+    count: int,
+    offset: int,
+    *,
+    held: bool = True,
 ) -> float:
-    """Appends per second over one round, each in its own transaction as a request would."""
+    """Appends per second over one round, each in its own transaction and commit.
+
+    ``held``: on one connection kept for the round (``Store.writer``, what the API's
+    appender does); otherwise a pooled Session per append (what one CLI observe does).
+    """
     start = time.perf_counter()
-    for i in range(offset, offset + count):
-        result = results[i % len(results)]
-        with store.transaction(write=True) as session:
-            append(
-                f"source-{i % SOURCES}",
-                result,
-                text=TEXTS[i % len(TEXTS)],
-                store_text=True,
-                rules=rules,
-                session=session,
-            )
+    with store.writer() as writer:
+        for i in range(offset, offset + count):
+            result = results[i % len(results)]
+            scope = writer.transaction() if held else store.transaction(write=True)
+            with scope as session:
+                append(
+                    f"source-{i % SOURCES}",
+                    result,
+                    text=TEXTS[i % len(TEXTS)],
+                    store_text=True,
+                    rules=rules,
+                    session=session,
+                )
     return count / (time.perf_counter() - start)
 
 
@@ -165,10 +177,16 @@ def _sqlite_appends(
     try:
         _append_round(store, rules, results, 50, 0)  # warm caches and compiled statements
         store_rates: list[float] = []
+        session_rates: list[float] = []
         plain_rates: list[float] = []
         for round_no in range(APPEND_ROUNDS):
-            offset = 50 + round_no * APPEND_PER_ROUND
+            offset = 50 + 2 * round_no * APPEND_PER_ROUND
             store_rates.append(_append_round(store, rules, results, APPEND_PER_ROUND, offset))
+            session_rates.append(
+                _append_round(
+                    store, rules, results, APPEND_PER_ROUND, offset + APPEND_PER_ROUND, held=False
+                )
+            )
             plain_rates.append(_plain_round(path, APPEND_PER_ROUND, offset))
     finally:
         store.dispose()
@@ -179,6 +197,9 @@ def _sqlite_appends(
         "rounds": APPEND_ROUNDS,
         "per_round": APPEND_PER_ROUND,
         "store_append_per_s": round(store_rate),
+        "store_append": "one connection held (Store.writer), a transaction and commit per append",
+        "session_append_per_s": round(_median(session_rates)),
+        "session_append": "a pooled Session per append (Store.transaction), as one CLI observe",
         "plain_sqlite3_insert_per_s": round(_median(plain_rates)),
         "ratio_plain_to_store": round(ratio, 2),
         "store_rounds_per_s": [round(r) for r in store_rates],
@@ -383,16 +404,28 @@ def _postgres(results: list[Classification], rules: TrackingRules) -> dict[str, 
         try:
             _append_round(store, rules, results, 50, 0)
             rates: list[float] = []
+            session_rates: list[float] = []
             plain: list[float] = []
             for r in range(APPEND_ROUNDS):
-                offset = 50 + r * PG_APPEND_PER_ROUND
+                offset = 50 + 2 * r * PG_APPEND_PER_ROUND
                 rates.append(_append_round(store, rules, results, PG_APPEND_PER_ROUND, offset))
+                session_rates.append(
+                    _append_round(
+                        store,
+                        rules,
+                        results,
+                        PG_APPEND_PER_ROUND,
+                        offset + PG_APPEND_PER_ROUND,
+                        held=False,
+                    )
+                )
                 plain.append(_plain_pg_round(url, PG_APPEND_PER_ROUND, offset))
             rate = _median(rates)
             ratios = [p / ours for p, ours in zip(plain, rates, strict=True)]
             return {
                 "append": {
                     "store_append_per_s": round(rate),
+                    "session_append_per_s": round(_median(session_rates)),
                     "plain_psycopg_insert_per_s": round(_median(plain)),
                     "ratio_plain_to_store": round(_median(ratios), 2),
                     "store_rounds_per_s": [round(r) for r in rates],

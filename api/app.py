@@ -16,8 +16,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
+from starlette.types import Receive, Scope, Send
 
 from api import errors
+from api.hotpath import ClassifyLane
 from api.middleware import ApiKey, BodyLimit, InternalErrors
 from api.openapi import build_openapi
 from api.routers import ROUTERS
@@ -34,6 +36,21 @@ TAGS = [
     {"name": "validate", "description": "Score the classifier against labelled samples."},
     {"name": "health", "description": "Service and dependency status."},
 ]
+
+
+class HarmwatchAPI(FastAPI):
+    """FastAPI, with the plain POST /classify/ request answered before routing (api.hotpath)."""
+
+    lane: ClassifyLane | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        lane = self.lane
+        if lane is not None and lane.wants(scope):
+            handover = await lane.serve(scope, receive, send)
+            if handover is None:
+                return
+            receive = handover
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -56,11 +73,12 @@ def create_app(
         finally:
             await run_in_threadpool(services.close)
 
+    api_key = settings.api_key.get_secret_value().encode() if settings.api_key is not None else None
     middleware = [Middleware(InternalErrors)]
-    if settings.api_key is not None:
-        middleware.append(Middleware(ApiKey, key=settings.api_key.get_secret_value().encode()))
+    if api_key is not None:
+        middleware.append(Middleware(ApiKey, key=api_key))
     middleware.append(Middleware(BodyLimit))
-    app = FastAPI(
+    app = HarmwatchAPI(
         title="harmwatch",
         version=app_version(),
         openapi_tags=TAGS,
@@ -70,6 +88,7 @@ def create_app(
         strict_content_type=False,
     )
     app.state.services = services
+    app.lane = ClassifyLane(services, api_key)
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router)

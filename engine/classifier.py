@@ -246,8 +246,12 @@ class Classifier:
         work = _Work(norm, subject, matcher, context)
         signals: list[Signal] = []
         coded_seen: DogwhistleMatch | None = None
-        for index in hits.patterns:
-            signals.extend(self._pattern_signals(work, index))
+        if hits.patterns:
+            skeleton_data = work.skeleton()[1].data
+            patterns = matcher.patterns
+            for index in hits.patterns:
+                if patterns[index].occurs_in(skeleton_data):
+                    signals.extend(self._pattern_signals(work, index))
         for index in hits.coded:
             found, coded = self._coded_signals(work, index)
             signals.extend(found)

@@ -66,6 +66,16 @@ class PatternInfo:
     _regex: re2._Regexp | None = field(default=None, repr=False)
     groups: tuple[int, int, tuple[int, ...]] = (0, 0, ())  # m, t, fillers
 
+    def occurs_in(self, data: bytes) -> bool:
+        """Whether the pattern matches anywhere in these UTF-8 bytes.
+
+        RE2 answers a miss from its DFA alone (about 2 µs on a tweet) before any
+        submatch work; asking this way first skips the span machinery for the many
+        candidates a scan proposes that do not match in full.
+        """
+        regex = self._regex if self._regex is not None else self.regex()
+        return bool(regex._regexp.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
+
     def regex(self) -> re2._Regexp:
         """The full expression, compiled on first use (most patterns never fire)."""
         if self._regex is None:

@@ -114,6 +114,7 @@ class ScanHits:
 
 _NO_HITS = ScanHits((), (), ())
 _GLUED_MIN_CHARS = 5
+SECOND_PART_MIN_CHARS = 3
 
 
 def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
@@ -287,11 +288,16 @@ class LanguageMatcher:
                     )
                 )
                 # The most specific part (the longest minimum match) is the key: its
-                # presence is a necessary condition. Also scanning common parts such
-                # as a copula would make the scan report dozens of hits per text.
-                parts = sorted(compiled.components, key=min_length, reverse=True)[:1] or [
-                    compiled.dispatch
-                ]
+                # presence is a necessary condition. The next most specific one, when
+                # it needs at least SECOND_PART_MIN_CHARS, must be present too: that
+                # halves the candidates of a text naming a group (patterns sharing a
+                # key such as "should" or a lexicon word), each a DFA pass over the
+                # text. Shorter parts (a copula, "be") would make the scan report
+                # dozens of hits per text for little filtering.
+                ranked = sorted(compiled.components, key=min_length, reverse=True)
+                parts = ranked[:1] + [
+                    part for part in ranked[1:2] if min_length(part) >= SECOND_PART_MIN_CHARS
+                ] or [compiled.dispatch]
                 ids: list[int] = []
                 for part in parts:
                     if part not in entry_index:

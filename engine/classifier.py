@@ -104,7 +104,9 @@ class _Work:
 
     def skeleton(self) -> tuple[Skeleton, Subject]:
         if self._skeleton is None:
-            glued = self.matcher.mentions(self.subject, glued=True)
+            glued, plain = self.matcher.mentions_glued_and_plain(self.subject)
+            if plain is not None and self._mentions is None:
+                self._mentions = plain
             skeleton = Skeleton.build(self.text, glued)
             self._skeleton = (skeleton, Subject(skeleton.text))
         return self._skeleton

@@ -129,6 +129,14 @@ def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
     return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
 
 
+def _boundary_at(padded: bytes, end: int) -> bool:
+    """Whether the byte after a match is certainly a boundary (ASCII, not a letter or digit).
+
+    A non-ASCII byte may or may not begin a letter; it counts as unknown.
+    """
+    return end < len(padded) and padded[end] < 0x80 and not padded[end : end + 1].isalnum()
+
+
 def _word_follows(padded: bytes, end: int) -> bool:
     """Whether the byte after a match (in padded coordinates) starts a word."""
     return end < len(padded) and (padded[end : end + 1].isalnum() or padded[end] >= 0x80)
@@ -362,12 +370,31 @@ class LanguageMatcher:
         ``glued`` also finds group words run into the following word; those are
         used to mark the skeleton, never to report a target on their own.
         """
+        return self._find_mentions(subject, glued)[0]
+
+    def mentions_glued_and_plain(
+        self, subject: Subject
+    ) -> tuple[list[Mention], list[Mention] | None]:
+        """The glued mentions, and the plain ones when they are the same list (else None).
+
+        When every match of the glued finder ends before a boundary, the plain
+        finder (the same alternatives plus a trailing boundary, leftmost-longest)
+        would make exactly the same matches: its matches are glued matches too, so
+        it cannot start earlier, and the longest glued match already ends at a
+        boundary, so it cannot be longer. One pass over the text then serves both.
+        """
+        return self._find_mentions(subject, True)
+
+    def _find_mentions(
+        self, subject: Subject, glued: bool
+    ) -> tuple[list[Mention], list[Mention] | None]:
         finder = self._finder._regexp if not glued else self._glued._regexp
         trail = 0 if glued else 1
         data = b" " + subject.data + b" "
         groups = self._finder_groups
         identify = self._identify
         out: list[Mention] = []
+        bounded = True
         position = 0
         limit = len(data)
         while position < limit:
@@ -379,20 +406,17 @@ class LanguageMatcher:
             # in padded bytes, which is [start, end - trail - 1) in the text.
             b_start, b_end = start, end - trail - 1
             kinds = identify.Match(subject.data[b_start:b_end])
-            # A short name run into a longer word is far more often the start of
-            # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
-            if (
-                kinds
-                and glued
-                and _word_follows(data, end)
-                and not _gluable(subject, b_start, b_end)
-            ):
-                kinds = None
+            if glued and not _boundary_at(data, end):
+                bounded = False
+                # A short name run into a longer word is far more often the start of
+                # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
+                if kinds and _word_follows(data, end) and not _gluable(subject, b_start, b_end):
+                    kinds = None
             if kinds:
                 info, kind = groups[min(kinds)]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
             position = end - trail if end - trail > position else position + 1
-        return out
+        return out, (out if glued and bounded else None)
 
     def pattern_matches(self, index: int, subject: Subject) -> Iterator[list[tuple[int, int]]]:
         """Every match of one full pattern, as group spans (see PatternInfo.groups)."""

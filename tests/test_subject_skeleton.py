@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import pytest
 import re2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from engine import Classifier
 from engine.matcher import AnchorInfo, Mention
+from engine.normalize import normalize
 from engine.patterns import GROUP_MARK, MODIFIER_MARK
 from engine.skeleton import Skeleton
 from engine.subject import NO_SPAN, Subject
@@ -221,3 +225,56 @@ def test_round_trip_through_pattern_match() -> None:
     assert text[start:end] == "all muslims are rats"
     t_start, t_end = spans[regex.groupindex["t"]]
     assert skeleton.mention_in(t_start, t_end) is mention
+
+
+# -- one finder pass for both mention lists ---------------------------------------------------
+
+_PIECES = [
+    "muslims",
+    "Muslim",
+    "jews",
+    "jewish",
+    "gay",
+    "gay men",
+    "gay people",
+    "refugees",
+    "immigrant",
+    "they",
+    "vermin",
+    "are",
+    "the",
+    "x",
+    "_",
+    "-",
+    ".",
+    ",",
+    "'",
+    "1",
+    "é",
+    "…",
+    "🐀",
+    "мусульмане",
+    "مسلمون",
+    "mata",
+    "matasa",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    code=st.sampled_from(["en", "es", "ru", "ar", "ha"]),
+    pieces=st.lists(
+        st.tuples(st.sampled_from(_PIECES), st.sampled_from(["", " ", "  ", "\n"])),
+        max_size=12,
+    ),
+)
+def test_plain_mentions_from_the_glued_pass_are_the_plain_finders(
+    classifier: Classifier, code: str, pieces: list[tuple[str, str]]
+) -> None:
+    """When the glued pass says its list serves as the plain one, it is exactly that list."""
+    matcher = classifier.matcher(code)
+    subject = Subject(normalize("".join(piece + gap for piece, gap in pieces)).text)
+    glued, plain = matcher.mentions_glued_and_plain(subject)
+    assert glued == matcher.mentions(subject, glued=True)
+    if plain is not None:
+        assert plain == matcher.mentions(subject)

@@ -280,7 +280,8 @@ class LanguageMatcher:
         entries: list[str] = list(set_entries)
         entry_index: dict[str, int] = {}
         self._anchor_count = len(set_entries)
-        self._by_key: dict[int, list[tuple[int, frozenset[int]]]] = {}
+        # key entry -> [(pattern, the other entry it needs, or -1)], in pattern order.
+        self._by_key: dict[int, list[tuple[int, int]]] = {}
         for row in root.rows:
             for index, spec in enumerate(pack.patterns.get(row.id, ())):
                 compiled = compiler.compile(spec.regex, f"{where}: row {row.id}: pattern {index}")
@@ -313,8 +314,10 @@ class LanguageMatcher:
                         entries.append(part)
                     ids.append(entry_index[part])
                 key = max(ids, key=lambda i: min_length(entries[i]))
-                self._by_key.setdefault(key, []).append((pattern_index, frozenset(ids)))
-        self._keys = frozenset(self._by_key)
+                others = [i for i in ids if i != key]
+                self._by_key.setdefault(key, []).append(
+                    (pattern_index, others[0] if others else -1)
+                )
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
         self._coded_start = len(entries)
         entries.extend(coded_entries)
@@ -322,6 +325,7 @@ class LanguageMatcher:
         for entry_src in entries:
             self._set.Add(entry_src)
         self._set.Compile()
+        self._set_match = self._set._set.Match  # bytes in, list out: skips the str wrapper
         # Cues.
         cues = pack.cues
         self.negation = CueFinder(compiler, cues.negation, f"{where} cues.negation")
@@ -343,7 +347,7 @@ class LanguageMatcher:
         With ``need_target`` and no group named anywhere, pattern candidates are
         not worked out at all: no pattern could find a target.
         """
-        hits = self._set.Match(subject.data)
+        hits = self._set_match(subject.data)
         if not hits:
             return _NO_HITS
         anchor_end = self._anchor_count
@@ -352,14 +356,15 @@ class LanguageMatcher:
         has_coded = max(hits) >= coded_start
         if need_target and not has_anchor and not has_coded:
             return _NO_HITS
-        seen = frozenset(hits)
-        anchors = tuple(sorted(h for h in hits if h < anchor_end)) if has_anchor else ()
-        coded = tuple(sorted(h - coded_start for h in hits if h >= coded_start))
+        hits.sort()
+        anchors = tuple(h for h in hits if h < anchor_end) if has_anchor else ()
+        coded = tuple(h - coded_start for h in hits if h >= coded_start) if has_coded else ()
+        seen = set(hits)
         patterns: list[int] = []
         by_key = self._by_key
-        for key in self._keys.intersection(seen):
-            for pattern_index, needed in by_key[key]:
-                if needed <= seen:
+        for hit in hits:
+            for pattern_index, other in by_key.get(hit, ()):
+                if other < 0 or other in seen:
                     patterns.append(pattern_index)
         patterns.sort()
         return ScanHits(anchors, tuple(patterns), coded)

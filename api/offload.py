@@ -1,4 +1,5 @@
-"""Where classification runs: on the event loop when it is cheap, in the threadpool otherwise.
+"""Where classification runs: on the event loop when it is cheap, on the classification thread
+otherwise (``Services.compute``).
 
 Classification is CPU-bound. A thread does not make it cheaper under the GIL;
 it only lets the event loop interleave other requests with long work. For a
@@ -8,8 +9,6 @@ A language's first text always goes to a thread: it compiles the language.
 """
 
 from __future__ import annotations
-
-from fastapi.concurrency import run_in_threadpool
 
 from api.services import Services
 from engine import Classification
@@ -23,6 +22,6 @@ async def classify(
     size = len(text) + (len(context) if context else 0)
     if services.inline(size, code):
         return classifier.classify(text, context=context, language=language)
-    result = await run_in_threadpool(classifier.classify, text, context=context, language=language)
+    result = await services.compute(classifier.classify, text, context=context, language=language)
     services.mark_warm(code)  # its first text compiled it
     return result

@@ -3,14 +3,13 @@
 The hot path: both routes read their body with ``api.body.parse_body`` and find
 the services on the app instead of going through dependency injection (see
 there for why). A short text is classified on the event loop, a long one in the
-threadpool (``api.offload``); a batch is classified in one threadpool call.
+classification thread (``api.offload``); a batch is classified in one call there.
 Results are written straight from the engine's dicts (``api.models`` says why).
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from api import offload
@@ -63,7 +62,7 @@ async def classify_batch(request: Request) -> Response:
         ("body", "items"),
         indexed=True,
     )
-    return await run_in_threadpool(_classify_all, services, body)
+    return await services.compute(_classify_all, services, body)
 
 
 def _classify_all(services: Services, body: BatchRequest) -> Response:

@@ -575,28 +575,33 @@ class Classifier:
         )
 
     def _nothing_found(self, text: str, code: str, fallback_note: str | None) -> Classification:
-        """The result for a text in which the scan found nothing (most texts)."""
+        """The result for a text in which the scan found nothing (most texts).
+
+        Built positionally: nineteen keyword arguments cost a microsecond more than
+        the same nineteen in order, on every such text (a tenth of its cost). The
+        field order is Classification's; the contract tests check every field.
+        """
         rationale = _NO_TARGET + fallback_note if fallback_note else _NO_TARGET
         return Classification(
-            is_harmful=False,
-            harm_category="none",
-            confidence=0.0,
-            target_type=None,
-            identity_axis=None,
-            harm_mechanism=None,
-            signals_matched=(),
-            signals_suppressed=(),
-            decision_rationale=rationale,
-            taxonomy_version=self.root.version,
-            language=code,
-            language_confidence=self._confidence[code],
-            dogwhistle_matched=None,
-            counter_narrative_guidance=None,
-            content_hash=content_hash(text),
-            matched_pattern=None,
-            amplification=self._no_amplification,
-            timestamp=self._timestamp(),
-            severity=0,
+            False,  # is_harmful
+            "none",  # harm_category
+            0.0,  # confidence
+            None,  # target_type
+            None,  # identity_axis
+            None,  # harm_mechanism
+            (),  # signals_matched
+            (),  # signals_suppressed
+            rationale,  # decision_rationale
+            self.root.version,  # taxonomy_version
+            code,  # language
+            self._confidence[code],  # language_confidence
+            None,  # dogwhistle_matched
+            None,  # counter_narrative_guidance
+            content_hash(text),  # content_hash
+            None,  # matched_pattern
+            self._no_amplification,  # amplification
+            self._timestamp(),  # timestamp
+            0,  # severity
         )
 
     def _timestamp(self) -> str:

@@ -44,6 +44,42 @@ def test_harmful_result_has_every_field(classifier: Classifier) -> None:
     assert match.groups() == ("animalization", "religion", "0.850", "0.650", "D2.4a-001")
 
 
+@pytest.mark.parametrize(
+    ("language", "note"), [(None, ""), ("xx", " Language 'xx' not recognized; fell back to en.")]
+)
+def test_a_text_naming_no_group_has_every_field_of_the_empty_result(
+    classifier: Classifier, language: str | None, note: str
+) -> None:
+    text = "The train was late again, third time this week."
+    result = classifier.classify(text, language=language)
+    assert result.severity == 0
+    assert result.to_dict() == {
+        "is_harmful": False,
+        "harm_category": "none",
+        "confidence": 0.0,
+        "target_type": None,
+        "identity_axis": None,
+        "harm_mechanism": None,
+        "signals_matched": [],
+        "signals_suppressed": [],
+        "decision_rationale": "NO HARM: no identity-group target found." + note,
+        "taxonomy_version": "1.0.0",
+        "language": "en",
+        "language_confidence": "verified",
+        "dogwhistle_matched": None,
+        "counter_narrative_guidance": None,
+        "content_hash": hashlib.sha256(text.encode()).hexdigest(),
+        "matched_pattern": None,
+        "amplification": {
+            "factor": 1.0,
+            "provider": None,
+            "model_version": None,
+            "skipped_reason": "not_configured",
+        },
+        "timestamp": "2026-01-02T03:04:05.678901Z",
+    }
+
+
 def test_signal_elements(classifier: Classifier) -> None:
     text = "Honestly, Muslims are vermin."
     signal = classifier.classify(text).to_dict()["signals_matched"][0]

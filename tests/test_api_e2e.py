@@ -223,6 +223,13 @@ def test_serve_hands_uvicorn_the_factory(monkeypatch: pytest.MonkeyPatch) -> Non
     assert (kwargs["host"], kwargs["port"], kwargs["workers"]) == ("127.0.0.1", 9001, 3)
     assert "reload" not in kwargs
     assert kwargs["log_config"]["loggers"]["api"]["handlers"] == ["default"]
+    assert kwargs["access_log"] is True
+
+
+def test_serve_can_leave_out_the_access_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    result, calls = _invoke(["--no-access-log"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert calls[0][1]["access_log"] is False
 
 
 def test_serve_reload_watches_code_and_taxonomy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,9 @@ Targets, on this machine with 1 uvicorn worker:
 - POST /tracking/{id}/observe on SQLite: >= 1,000 requests/s, spread over
   1,000 sources and on a single source.
 
+Both servers run without uvicorn's access log (``--no-access-log``), as behind a
+proxy that logs requests; a line per request costs a tenth of a short one.
+
 The load generator is wrk when installed (Debian package ``wrk``), else an
 async httpx client; both run on 127.0.0.1 only, for a bounded time, on one
 core, with the server pinned to the other(s). Texts are the 280-character
@@ -56,7 +59,7 @@ _SERVE = """
 import sys, uvicorn
 from workbench.commands.serve import log_config
 uvicorn.run(sys.argv[1], factory=True, host="127.0.0.1", port=int(sys.argv[2]),
-            log_config=log_config())
+            log_config=log_config(), access_log=False)
 """
 
 
@@ -330,7 +333,7 @@ def _server_stack() -> dict[str, str]:
     """What uvicorn's "auto" picks here: uvloop and httptools when installed."""
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
-    return {"loop": loop, "http": http, "workers": "1"}
+    return {"loop": loop, "http": http, "workers": "1", "access_log": "off (both servers)"}
 
 
 def api_section() -> dict[str, Any]:
@@ -342,7 +345,7 @@ def api_section() -> dict[str, Any]:
         bare_port, api_port = _free_port(), _free_port()
         bare_env = _env(**{BARE_BYTES_ENV: str(response_bytes)})
         bare_argv = [sys.executable, "-c", _SERVE, "tests.perf.api_perf:bare_app", str(bare_port)]
-        api_argv = [harmwatch, "serve", "--port", str(api_port)]
+        api_argv = [harmwatch, "serve", "--port", str(api_port), "--no-access-log"]
         with (
             _server(bare_argv, bare_env, bare_port) as bare,
             _server(api_argv, _env(TRACKING_DB_URL=db), api_port) as api,

@@ -43,6 +43,14 @@ def serve(
     reload: Annotated[
         bool, typer.Option("--reload", help="Restart on code or taxonomy changes (development).")
     ] = False,
+    access_log: Annotated[
+        bool,
+        typer.Option(
+            "--access-log/--no-access-log",
+            help="Log one line per request (off behind a proxy that logs them: it costs "
+            "a tenth of a short request).",
+        ),
+    ] = True,
 ) -> None:
     """Serve the HTTP API (docs at /docs, schema at /openapi.json).
 
@@ -70,6 +78,7 @@ def serve(
         host=host,
         port=port,
         log_config=log_config(),
+        access_log=access_log,
         **options,
     )
 

@@ -20,8 +20,6 @@ has no side effects, so handing a request on after reading it is harmless.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -30,7 +28,7 @@ from starlette.types import Message, Receive, Scope, Send
 from api.body import is_json
 from api.encoding import JSON, dumps
 from api.limits import text_errors
-from api.middleware import API_KEY_HEADER, MAX_BODY_BYTES
+from api.middleware import API_KEY_HEADER, MAX_BODY_BYTES, KeyCheck
 from api.models import ClassifyRequest
 
 if TYPE_CHECKING:
@@ -45,7 +43,7 @@ class ClassifyLane:
 
     def __init__(self, services: Services, api_key: bytes | None) -> None:
         self._services = services
-        self._key_digest = hashlib.sha256(api_key).digest() if api_key is not None else None
+        self._key = KeyCheck(api_key) if api_key is not None else None
 
     @staticmethod
     def wants(scope: Scope) -> bool:
@@ -69,9 +67,7 @@ class ClassifyLane:
                 content_type = value
             elif name == API_KEY_HEADER:
                 key = value
-        if self._key_digest is not None and not (
-            key and hmac.compare_digest(hashlib.sha256(key).digest(), self._key_digest)
-        ):
+        if self._key is not None and not self._key.accepts(key):
             return receive
         if length < 0 or length > MAX_BODY_BYTES:
             return receive

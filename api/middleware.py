@@ -84,18 +84,29 @@ class InternalErrors:
             )
 
 
+class KeyCheck:
+    """The configured API key, compared in constant time.
+
+    Both sides are hashed first so the compare does not even reveal the key's length.
+    """
+
+    def __init__(self, key: bytes) -> None:
+        self._digest = hashlib.sha256(key).digest()
+
+    def accepts(self, given: bytes) -> bool:
+        return bool(given) and hmac.compare_digest(hashlib.sha256(given).digest(), self._digest)
+
+
 class ApiKey:
     """With HARMWATCH_API_KEY set, every route but health and the docs needs ``X-API-Key``.
 
     Checked before the body is read, so an unauthenticated client can neither
     make the server parse a body nor learn anything from a validation error.
-    Both sides are hashed first so the constant-time compare does not even
-    reveal the key's length.
     """
 
     def __init__(self, app: ASGIApp, key: bytes) -> None:
         self.app = app
-        self._digest = hashlib.sha256(key).digest()
+        self._key = KeyCheck(key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
@@ -106,7 +117,7 @@ class ApiKey:
             if name == API_KEY_HEADER:
                 given = value
                 break
-        if given and hmac.compare_digest(hashlib.sha256(given).digest(), self._digest):
+        if self._key.accepts(given):
             await self.app(scope, receive, send)
             return
         detail = "invalid X-API-Key header" if given else "missing X-API-Key header"

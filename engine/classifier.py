@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import re
 import threading
 import time
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from engine.amplification import AmplificationResult, Amplifier, NullAmplifier
-from engine.matcher import LanguageMatcher, Mention
+from engine.matcher import CueFinder, LanguageMatcher, Mention
 from engine.normalize import Normalized, normalize
 from engine.result import Classification, DogwhistleMatch, Signal, Suppression
 from engine.skeleton import Skeleton
@@ -81,6 +82,7 @@ class _Work:
 
     __slots__ = (
         "_context",
+        "_cues",
         "_mentions",
         "_sentences",
         "_skeleton",
@@ -101,6 +103,19 @@ class _Work:
         self._sentences: list[int] | None = None
         self._mentions: list[Mention] | None = None
         self._skeleton: tuple[Skeleton, Subject] | None = None
+        self._cues: frozenset[int] | None = None
+
+    def may_find(self, finder: CueFinder) -> bool:
+        """Whether the cue finder can match anywhere in the text (one scan per text)."""
+        if self._cues is None:
+            self._cues = self.matcher.cue_presence.present(self.subject)
+        return finder.key in self._cues
+
+    def cues(self, finder: CueFinder, start: int, end: int) -> Iterable[tuple[int, int]]:
+        """The finder's cues in [start, end); no search at all when it cannot match."""
+        if not self.may_find(finder):
+            return ()
+        return finder.find_all(self.subject, start, end)
 
     def skeleton(self) -> tuple[Skeleton, Subject]:
         if self._skeleton is None:
@@ -389,6 +404,8 @@ class Classifier:
         self, work: _Work, start: int, inner: list[tuple[int, int]]
     ) -> Suppression | None:
         matcher = work.matcher
+        if not work.may_find(matcher.negation):
+            return None
         text = work.text
         sentence_start, sentence_end = work.sentence_range(
             work.sentence_of(start), work.sentence_of(start)
@@ -396,7 +413,7 @@ class Classifier:
         clause_start = sentence_start
         for punct in _CLAUSE_PUNCT.finditer(text, sentence_start, start):
             clause_start = punct.end()
-        for _, brk_end in matcher.clause_breaks.find_all(work.subject, clause_start, start):
+        for _, brk_end in work.cues(matcher.clause_breaks, clause_start, start):
             clause_start = max(clause_start, brk_end)
         window_start = self._last_words_start(
             text, clause_start, start, self.root.windows.negation_words_before
@@ -405,9 +422,7 @@ class Classifier:
         # match ("stop | calling them rats", "it is a lie | that they ...").
         before = (window_start, min(sentence_end, start + _CUE_OVERHANG), start)
         regions = [before, *[(s, e, e) for s, e in inner if e > s]]
-        exceptions = list(
-            matcher.negation_exceptions.find_all(work.subject, sentence_start, sentence_end)
-        )
+        exceptions = list(work.cues(matcher.negation_exceptions, sentence_start, sentence_end))
         for r_start, r_end, latest_start in regions:
             for cue_start, cue_end in matcher.negation.find_all(work.subject, r_start, r_end):
                 if cue_start >= latest_start:
@@ -429,6 +444,8 @@ class Classifier:
 
     def _counter_speech(self, work: _Work, start: int, end: int) -> Suppression | None:
         matcher = work.matcher
+        if not work.may_find(matcher.condemnation):
+            return None
         sentence = work.sentence_of(start)
         reach = self.root.windows.counter_speech_sentences
         scope_start, scope_end = work.sentence_range(
@@ -436,9 +453,7 @@ class Classifier:
         )
         # Rhetorical constructions ("is it really so wrong to say ...") neither
         # negate nor condemn: the negation exceptions mask condemnation cues too.
-        exceptions = list(
-            matcher.negation_exceptions.find_all(work.subject, scope_start, scope_end)
-        )
+        exceptions = list(work.cues(matcher.negation_exceptions, scope_start, scope_end))
         condemnation = next(
             (
                 (c_start, c_end)
@@ -453,7 +468,7 @@ class Classifier:
             return None
         reporting = self._quoted(work.text, start, scope_start)
         if reporting is None:
-            reporting = matcher.reporting.first(work.subject, scope_start, scope_end)
+            reporting = next(iter(work.cues(matcher.reporting, scope_start, scope_end)), None)
         if reporting is None:
             return None
         cue_start = min(reporting[0], condemnation[0])
@@ -473,16 +488,20 @@ class Classifier:
         return opening, opening + 1
 
     def _benign(self, work: _Work, row_id: str, start: int, end: int) -> Suppression | None:
-        if not work.matcher.benign:
+        finders = [
+            finder
+            for _benign_id, rows, finder in work.matcher.benign
+            if row_id in rows and work.may_find(finder)
+        ]
+        if not finders:
             return None
         reach = self.root.windows.benign_words
         text = work.text
         lo = self._last_words_start(text, 0, start, reach)
-        hi_words = [m.end() for m in _WORD.finditer(text, end)][:reach]
-        hi = hi_words[-1] if hi_words else end
-        for _benign_id, rows, finder in work.matcher.benign:
-            if row_id not in rows:
-                continue
+        hi = end
+        for word in itertools.islice(_WORD.finditer(text, end), reach):
+            hi = word.end()
+        for finder in finders:
             found = finder.first(work.subject, lo, hi)
             if found is not None:
                 o_span = work.norm.to_original(*found)

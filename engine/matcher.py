@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 import re2
 
 from engine.normalize import UNANCHORED as _UNANCHORED
-from engine.patterns import NEVER, NOT_WORD, PatternCompiler, PatternError, SlotSource, min_length
+from engine.patterns import (
+    NEVER,
+    NOT_WORD,
+    PatternCompiler,
+    PatternError,
+    SlotSource,
+    has_assertion,
+    min_length,
+)
 from engine.subject import Subject
 from engine.taxonomy import LoadedTaxonomy, TaxonomyError
 from engine.taxonomy_models import Dogwhistle, Row
@@ -151,9 +159,10 @@ class CueFinder:
 
     def __init__(self, compiler: PatternCompiler, cues: Sequence[str], where: str) -> None:
         self.empty = not cues
-        body = compiler.terms(cues, typo=False, where=where) if cues else NEVER
-        self._regex = re2.compile(_bounded(body), _options(_REGEX_MAX_MEM))
+        self.body = compiler.terms(cues, typo=False, where=where) if cues else NEVER
+        self._regex = re2.compile(_bounded(self.body), _options(_REGEX_MAX_MEM))
         self._group: int = self._regex.groupindex["m"]
+        self.key = -1  # its place in the language's CuePresence
 
     def find_all(
         self, subject: Subject, start: int = 0, end: int | None = None
@@ -168,6 +177,42 @@ class CueFinder:
         self, subject: Subject, start: int = 0, end: int | None = None
     ) -> tuple[int, int] | None:
         return next(self.find_all(subject, start, end), None)
+
+
+class CuePresence:
+    """Which cue finders of a language can match anywhere in a text, from one DFA pass.
+
+    Suppression searches cues in windows around each match (the clause before
+    it, the sentences around it, a few words either side), a dozen windowed
+    searches per signal. A finder can only match a window where its body
+    matches part of the text, so one Set scan of the whole text for every body
+    rules out most of those searches: most texts hold no negation, condemnation
+    or benign cue at all. A body with an assertion can match a window's edge
+    without matching the text, so it always counts as present.
+    """
+
+    def __init__(self, finders: Sequence[CueFinder]) -> None:
+        self._set = re2.Set.SearchSet(_options(_SET_MAX_MEM))
+        self._keys: list[int] = []
+        always: set[int] = set()
+        for key, finder in enumerate(finders):
+            finder.key = key
+            if finder.empty:
+                continue
+            if has_assertion(finder.body):
+                always.add(key)
+            else:
+                self._set.Add(finder.body)
+                self._keys.append(key)
+        self._always = frozenset(always)
+        self._set.Add(NEVER)  # a Set needs one entry to compile
+        self._set.Compile()
+        self._match = self._set._set.Match
+
+    def present(self, subject: Subject) -> frozenset[int]:
+        """The keys of the finders that may match some window of the text."""
+        keys = self._keys
+        return self._always.union(keys[hit] for hit in self._match(subject.data))
 
 
 class LanguageMatcher:
@@ -339,6 +384,16 @@ class LanguageMatcher:
             (b.id, frozenset(b.rows), CueFinder(compiler, b.cues, f"{where} benign {b.id}"))
             for b in pack.benign
         ]
+        self.cue_presence = CuePresence(
+            [
+                self.negation,
+                self.negation_exceptions,
+                self.reporting,
+                self.condemnation,
+                self.clause_breaks,
+                *(finder for _, _, finder in self.benign),
+            ]
+        )
 
     # -- scanning --------------------------------------------------------------
     def scan(self, subject: Subject, *, need_target: bool = True) -> ScanHits:

@@ -164,6 +164,29 @@ def _min_alternation(regex: str, i: int) -> tuple[int, int]:
     return best, i
 
 
+def has_assertion(regex: str) -> bool:
+    """Whether an RE2 expression holds a zero-width assertion (``^``, ``$``, ``\\b``...).
+
+    Such an expression can match a slice of a text where it matches nowhere in
+    the whole text (a slice has edges of its own), so "occurs nowhere in the
+    text" proves nothing about its slices.
+    """
+    i = 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "[":
+            i = class_end(regex, i) + 1
+        elif ch == "\\":
+            if regex[i + 1 : i + 2] in ("b", "B", "A", "z", "Z"):
+                return True
+            i += _escape_length(regex, i)
+        elif ch in "^$":
+            return True
+        else:
+            i += 1
+    return False
+
+
 class PatternError(ValueError):
     """A pattern or lexicon entry that cannot be compiled; the message says why."""
 

@@ -19,6 +19,7 @@ from engine.patterns import (
     PatternError,
     SlotSource,
     concrete_forms,
+    has_assertion,
     min_length,
     typo_variants,
 )
@@ -398,14 +399,36 @@ def test_components_are_found_in_every_match(
     ],
 )
 def test_min_length(regex: str, length: int) -> None:
-    """The fewest characters a compiled expression can match ranks components.
-
-    (``(?P<m>abc)`` fails today: the named-group branch leaves the index on '>'
-    and counts it as a character.)
-    """
+    """The fewest characters a compiled expression can match ranks components."""
     assert min_length(regex) == length
 
 
 def test_min_length_of_a_macro(compiler: PatternCompiler) -> None:
     """A typo-expanded macro is as short as its shortest spelling ('rts')."""
     assert min_length(compiler.macro("VERMIN", WHERE)) == 3
+
+
+@pytest.mark.parametrize(
+    ("regex", "expected"),
+    [
+        ("(?:not|never)", False),
+        ("[^\\pL\\pN]no[$^]", False),
+        ("\\pLx\\p{Greek}\\x{1F600}\\s", False),
+        ("stop\\s*calling", False),
+        ("^no", True),
+        ("no$", True),
+        ("(?:a|\\bno)", True),
+        ("\\Bno", True),
+        ("\\Ano\\z", True),
+    ],
+)
+def test_has_assertion(regex: str, expected: bool) -> None:
+    """Only an anchor or a word-boundary escape outside a class counts; ``[^...]`` does not."""
+    assert has_assertion(regex) is expected
+
+
+def test_cue_bodies_compile_without_assertions(compiler: PatternCompiler) -> None:
+    """Cue terms compile to plain alternations, which the presence scan relies on."""
+    assert not has_assertion(
+        compiler.terms(["not", "stop calling", "no way"], typo=False, where=WHERE)
+    )

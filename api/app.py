@@ -39,14 +39,15 @@ TAGS = [
 
 
 class HarmwatchAPI(FastAPI):
-    """FastAPI, with the plain POST /classify/ request answered before routing (api.hotpath)."""
+    """FastAPI, with plain classify requests answered before routing (api.hotpath)."""
 
     lane: ClassifyLane | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         lane = self.lane
-        if lane is not None and lane.wants(scope):
-            handover = await lane.serve(scope, receive, send)
+        path = lane.wants(scope) if lane is not None else None
+        if lane is not None and path is not None:
+            handover = await lane.serve(scope, receive, send, path)
             if handover is None:
                 return
             receive = handover

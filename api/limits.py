@@ -19,6 +19,13 @@ ErrorDict = dict[str, Any]
 SETTING = "HARMWATCH_MAX_TEXT_CHARS"
 
 
+def text_ok(text: str, context: str | None, limit: int) -> bool:
+    """Whether ``text_errors`` would find nothing, without building its messages."""
+    return (
+        0 < len(text) <= limit and not text.isspace() and (context is None or len(context) <= limit)
+    )
+
+
 def text_errors(text: str, context: str | None, limit: int, loc: Loc) -> list[ErrorDict]:
     """Problems with one text and its context (empty, or over the limit)."""
     errors: list[ErrorDict] = []
@@ -51,6 +58,9 @@ def check_texts(
     items: Iterable[tuple[str, str | None]], limit: int, loc: Loc, *, indexed: bool
 ) -> None:
     """Raise one RequestValidationError listing every text over (or under) the limit."""
+    items = list(items)
+    if all(text_ok(text, context, limit) for text, context in items):
+        return
     errors: list[ErrorDict] = []
     for index, (text, context) in enumerate(items):
         where: Sequence[str | int] = (*loc, index) if indexed else loc

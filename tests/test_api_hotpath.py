@@ -1,5 +1,5 @@
-"""POST /classify/'s fast lane (api.hotpath): it answers exactly as the route would, and
-hands everything but the plain case to the route.
+"""The classify routes' fast lane (api.hotpath): it answers exactly as the routes would, and
+hands everything but the plain case to them.
 
 The rest of the API's tests go through the lane too (TestClient calls the app
 as uvicorn does); these pin down which of the two answered and that nobody
@@ -89,6 +89,19 @@ BODIES = [
 ]
 
 
+def _lane_and_route(
+    app: HarmwatchAPI, client: TestClient, path: str, body: dict[str, Any]
+) -> tuple[Any, Any]:
+    by_lane = client.post(path, json=body)
+    lane = app.lane
+    app.lane = None
+    try:
+        by_route = client.post(path, json=body)
+    finally:
+        app.lane = lane
+    return by_lane, by_route
+
+
 @pytest.mark.parametrize("body", BODIES, ids=[str(i) for i in range(len(BODIES))])
 def test_the_lane_answers_exactly_as_the_route(
     app: HarmwatchAPI, client: TestClient, route_calls: list[int], body: dict[str, Any]
@@ -96,18 +109,31 @@ def test_the_lane_answers_exactly_as_the_route(
     language = body.get("language")
     if language in ("es", "ar"):
         app.state.services.warm(language)  # else the route compiles it (threadpool)
-    by_lane = client.post("/classify/", json=body)
-    assert route_calls == []
-    lane = app.lane
-    app.lane = None
-    try:
-        by_route = client.post("/classify/", json=body)
-    finally:
-        app.lane = lane
-    assert route_calls == [1]
+    by_lane, by_route = _lane_and_route(app, client, "/classify/", body)
+    assert route_calls == [1]  # the second request only
     assert by_lane.status_code == by_route.status_code == 200
     # The classifier's clock is fixed: the two answers are the same bytes.
     assert by_lane.content == by_route.content
+    for header in ("content-type", "content-length"):
+        assert by_lane.headers[header] == by_route.headers[header]
+
+
+BATCHES = [
+    {"items": BODIES},
+    {"items": [{"text": VERMIN}]},
+    {"items": [{"text": f"Refugees are rats, number {n}."} for n in range(100)]},
+]
+
+
+@pytest.mark.parametrize("body", BATCHES, ids=["every-body", "one", "hundred"])
+def test_the_lane_answers_a_batch_exactly_as_the_route(
+    app: HarmwatchAPI, client: TestClient, route_calls: list[int], body: dict[str, Any]
+) -> None:
+    by_lane, by_route = _lane_and_route(app, client, "/classify/batch", body)
+    assert route_calls == [1]  # the second request only
+    assert by_lane.status_code == by_route.status_code == 200
+    assert by_lane.content == by_route.content
+    assert by_lane.json()["count"] == len(body["items"])
     for header in ("content-type", "content-length"):
         assert by_lane.headers[header] == by_route.headers[header]
 
@@ -140,6 +166,40 @@ def test_everything_but_the_plain_case_is_the_routes(
     assert route_calls == [1]  # the body the lane read was handed over intact
 
 
+BATCH_DECLINED: list[tuple[str, bytes, dict[str, str], int]] = [
+    ("not-json", b'{"items": [', {}, 422),
+    ("no-items", b'{"items": []}', {}, 422),
+    ("too-many", json.dumps({"items": [{"text": "a"}] * 101}).encode(), {}, 422),
+    ("blank-item", b'{"items": [{"text": "ok"}, {"text": " "}]}', {}, 422),
+    ("long-item", json.dumps({"items": [{"text": "a" * 20_001}]}).encode(), {}, 422),
+    (
+        "long-context",
+        json.dumps({"items": [{"text": "a", "context": "b" * 20_001}]}).encode(),
+        {},
+        422,
+    ),
+    ("extra-field", b'{"items": [{"text": "a"}], "limit": 3}', {}, 422),
+    ("text-plain", b'{"items": [{"text": "a"}]}', {"content-type": "text/plain"}, 422),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "status"),
+    [case[1:] for case in BATCH_DECLINED],
+    ids=[case[0] for case in BATCH_DECLINED],
+)
+def test_every_batch_but_the_plain_case_is_the_routes(
+    client: TestClient,
+    route_calls: list[int],
+    content: bytes,
+    headers: dict[str, str],
+    status: int,
+) -> None:
+    response = client.post("/classify/batch", content=content, headers=headers)
+    assert response.status_code == status, response.text
+    assert route_calls == [1]
+
+
 def test_a_chunked_body_goes_to_the_route(client: TestClient, route_calls: list[int]) -> None:
     def chunks() -> Iterator[bytes]:  # no Content-Length
         yield b'{"text": '
@@ -155,8 +215,9 @@ def test_other_paths_and_methods_never_meet_the_lane(
     client: TestClient, route_calls: list[int]
 ) -> None:
     assert client.get("/classify/").status_code == 405
-    assert client.post("/classify/batch", json={"items": [{"text": VERMIN}]}).status_code == 200
-    assert route_calls == [1]  # the batch route read its own body
+    assert client.get("/classify/batch").status_code == 405
+    assert client.post("/classify/batches", json={"items": [{"text": VERMIN}]}).status_code == 404
+    assert route_calls == []
     redirect = client.post("/classify", json={"text": VERMIN}, follow_redirects=False)
     assert redirect.status_code == 307
     assert redirect.headers["location"].endswith("/classify/")
@@ -202,3 +263,19 @@ def test_a_failure_in_the_lane_is_answered_by_the_route_as_any_failure(
     assert response.headers["x-request-id"] == body["request_id"]
     assert route_calls == [1]
     assert body["request_id"] in caplog.text
+
+
+def test_a_failure_in_a_batch_is_answered_by_the_route_as_any_failure(
+    app: HarmwatchAPI,
+    client: TestClient,
+    route_calls: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("engine bug")
+
+    monkeypatch.setattr(app.state.services.classifier, "classify", broken)
+    response = client.post("/classify/batch", json={"items": [{"text": VERMIN}]})
+    assert response.status_code == 500
+    assert set(response.json()) == {"detail", "request_id"}
+    assert route_calls == [1]

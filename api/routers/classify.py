@@ -5,6 +5,8 @@ the services on the app instead of going through dependency injection (see
 there for why). A short text is classified on the event loop, a long one in the
 classification thread (``api.offload``); a batch is classified in one call there.
 Results are written straight from the engine's dicts (``api.models`` says why).
+The plain requests of both routes are usually answered before routing
+(``api.hotpath``); these routes answer the rest, and define the behaviour.
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ from starlette.responses import Response
 from api import offload
 from api.body import documented, parse_body
 from api.deps import services_of
-from api.encoding import json_response
+from api.encoding import JSON, json_response
 from api.limits import check_texts
 from api.models import BatchRequest, BatchResponse, Classification, ClassifyRequest
 from api.responses import INTERNAL, TOO_LARGE, VALIDATION
-from api.services import Services
 
 router = APIRouter(
     prefix="/classify", tags=["classify"], responses={**VALIDATION, **TOO_LARGE, **INTERNAL}
@@ -62,14 +63,5 @@ async def classify_batch(request: Request) -> Response:
         ("body", "items"),
         indexed=True,
     )
-    return await services.compute(_classify_all, services, body)
-
-
-def _classify_all(services: Services, body: BatchRequest) -> Response:
-    """The whole batch in one thread: classify, serialize, encode."""
-    classify_one = services.classifier.classify
-    results = [
-        classify_one(item.text, context=item.context, language=item.language).to_dict()
-        for item in body.items
-    ]
-    return json_response({"count": len(results), "results": results})
+    payload = await services.compute(offload.batch_json, services, body)
+    return Response(payload, media_type=JSON)

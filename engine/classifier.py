@@ -24,7 +24,7 @@ from engine.matcher import CueFinder, LanguageMatcher, Mention
 from engine.normalize import Normalized, normalize
 from engine.result import Classification, DogwhistleMatch, Signal, Suppression
 from engine.skeleton import Skeleton
-from engine.subject import Subject
+from engine.subject import Span, Subject
 from engine.taxonomy import LoadedTaxonomy
 from engine.taxonomy_models import LANGUAGES, Dogwhistle
 
@@ -267,8 +267,9 @@ class Classifier:
             skeleton_data = work.skeleton()[1].data
             patterns = matcher.patterns
             for index in hits.patterns:
-                if patterns[index].occurs_in(skeleton_data):
-                    signals.extend(self._pattern_signals(work, index))
+                first = patterns[index].first_match(skeleton_data)
+                if first is not None:
+                    signals.extend(self._pattern_signals(work, index, first))
         for index in hits.coded:
             found, coded = self._coded_signals(work, index)
             signals.extend(found)
@@ -282,12 +283,12 @@ class Classifier:
         return self._result(text, code, fallback_note, signals, first_mention, coded_seen, work)
 
     # -- signals ---------------------------------------------------------------
-    def _pattern_signals(self, work: _Work, index: int) -> list[Signal]:
+    def _pattern_signals(self, work: _Work, index: int, first: list[Span]) -> list[Signal]:
         info = work.matcher.patterns[index]
         row = info.row
         out: list[Signal] = []
         skeleton, skeleton_subject = work.skeleton()
-        for spans in work.matcher.pattern_matches(index, skeleton_subject):
+        for spans in work.matcher.pattern_matches(index, skeleton_subject, first):
             m_group, t_group, filler_groups = info.groups
             start, end = skeleton.to_normalized(*spans[m_group])
             sk_t_start, sk_t_end = spans[t_group]
@@ -571,26 +572,28 @@ class Classifier:
             confidence = round(winner.score, 3) if winner is not None else 0.0
         if fallback_note:
             rationale += fallback_note
+        # Positional, in Classification's field order, as in _nothing_found (a
+        # microsecond per text that names a group); the contract tests check each.
         return Classification(
-            is_harmful=harmful,
-            harm_category=category,
-            confidence=confidence,
-            target_type=result_type,
-            identity_axis=result_axis,
-            harm_mechanism=winner.harm_mechanism if harmful and winner else None,
-            signals_matched=tuple(surviving),
-            signals_suppressed=tuple(suppressed),
-            decision_rationale=rationale,
-            taxonomy_version=root.version,
-            language=code,
-            language_confidence=language_confidence,
-            dogwhistle_matched=coded,
-            counter_narrative_guidance=guidance,
-            content_hash=content_hash(text),
-            matched_pattern=winner.pattern_id if harmful and winner else None,
-            amplification=amplification,
-            timestamp=self._timestamp(),
-            severity=severity,
+            harmful,  # is_harmful
+            category,  # harm_category
+            confidence,  # confidence
+            result_type,  # target_type
+            result_axis,  # identity_axis
+            winner.harm_mechanism if harmful and winner else None,  # harm_mechanism
+            tuple(surviving),  # signals_matched
+            tuple(suppressed),  # signals_suppressed
+            rationale,  # decision_rationale
+            root.version,  # taxonomy_version
+            code,  # language
+            language_confidence,  # language_confidence
+            coded,  # dogwhistle_matched
+            guidance,  # counter_narrative_guidance
+            content_hash(text),  # content_hash
+            winner.pattern_id if harmful and winner else None,  # matched_pattern
+            amplification,  # amplification
+            self._timestamp(),  # timestamp
+            severity,  # severity
         )
 
     def _nothing_found(self, text: str, code: str, fallback_note: str | None) -> Classification:

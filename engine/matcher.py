@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import re2
 
@@ -25,7 +26,7 @@ from engine.patterns import (
     has_assertion,
     min_length,
 )
-from engine.subject import Subject
+from engine.subject import Span, Subject
 from engine.taxonomy import LoadedTaxonomy, TaxonomyError
 from engine.taxonomy_models import Dogwhistle, Row
 
@@ -74,15 +75,17 @@ class PatternInfo:
     _regex: re2._Regexp | None = field(default=None, repr=False)
     groups: tuple[int, int, tuple[int, ...]] = (0, 0, ())  # m, t, fillers
 
-    def occurs_in(self, data: bytes) -> bool:
-        """Whether the pattern matches anywhere in these UTF-8 bytes.
+    def first_match(self, data: bytes) -> list[Span] | None:
+        """The byte spans of every group of the first match in these UTF-8 bytes, or None.
 
         RE2 answers a miss from its DFA alone (about 2 µs on a tweet) before any
         submatch work; asking this way first skips the span machinery for the many
-        candidates a scan proposes that do not match in full.
+        candidates a scan proposes that do not match in full, and a hit is the
+        first match that ``pattern_matches`` would otherwise search for again.
         """
         regex = self._regex if self._regex is not None else self.regex()
-        return bool(regex._regexp.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
+        spans: list[Span] = regex._regexp.Match(_UNANCHORED, data, 0, len(data))
+        return spans if spans[0][0] >= 0 else None
 
     def regex(self) -> re2._Regexp:
         """The full expression, compiled on first use (most patterns never fire)."""
@@ -109,11 +112,16 @@ class CodedInfo:
     mechanism: str
 
 
-@dataclass(frozen=True, slots=True)
-class ScanHits:
-    anchors: tuple[int, ...]
-    patterns: tuple[int, ...]
-    coded: tuple[int, ...]
+class ScanHits(NamedTuple):
+    """What one scan found: anchor, pattern and coded-term indices, each ascending.
+
+    A named tuple rather than a frozen dataclass: every text that names a group
+    builds one, and a frozen dataclass pays ``object.__setattr__`` per field.
+    """
+
+    anchors: Sequence[int]
+    patterns: Sequence[int]
+    coded: Sequence[int]
 
     @property
     def empty(self) -> bool:
@@ -363,6 +371,7 @@ class LanguageMatcher:
                 self._by_key.setdefault(key, []).append(
                     (pattern_index, others[0] if others else -1)
                 )
+        self._keys = frozenset(self._by_key)
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
         self._coded_start = len(entries)
         entries.extend(coded_entries)
@@ -407,22 +416,26 @@ class LanguageMatcher:
             return _NO_HITS
         anchor_end = self._anchor_count
         coded_start = self._coded_start
-        has_anchor = min(hits) < anchor_end
-        has_coded = max(hits) >= coded_start
-        if need_target and not has_anchor and not has_coded:
+        lowest, highest = min(hits), max(hits)
+        if need_target and lowest >= anchor_end and highest < coded_start:
             return _NO_HITS
-        hits.sort()
-        anchors = tuple(h for h in hits if h < anchor_end) if has_anchor else ()
-        coded = tuple(h - coded_start for h in hits if h >= coded_start) if has_coded else ()
         seen = set(hits)
         patterns: list[int] = []
         by_key = self._by_key
-        for hit in hits:
-            for pattern_index, other in by_key.get(hit, ()):
+        # Most hits are second parts, anchors or keys of no candidate here: only
+        # the keys among them are walked.
+        for key in seen & self._keys:
+            for pattern_index, other in by_key[key]:
                 if other < 0 or other in seen:
                     patterns.append(pattern_index)
         patterns.sort()
-        return ScanHits(anchors, tuple(patterns), coded)
+        anchors = sorted([h for h in hits if h < anchor_end]) if lowest < anchor_end else ()
+        coded = (
+            sorted(h - coded_start for h in hits if h >= coded_start)
+            if highest >= coded_start
+            else ()
+        )
+        return ScanHits(anchors, patterns, coded)
 
     def mentions(self, subject: Subject, *, glued: bool = False) -> list[Mention]:
         """Every group mention in the text, in order, without overlaps.
@@ -478,8 +491,13 @@ class LanguageMatcher:
             position = end - trail if end - trail > position else position + 1
         return out, (out if glued and bounded else None)
 
-    def pattern_matches(self, index: int, subject: Subject) -> Iterator[list[tuple[int, int]]]:
-        """Every match of one full pattern, as group spans (see PatternInfo.groups)."""
+    def pattern_matches(
+        self, index: int, subject: Subject, first: list[Span] | None = None
+    ) -> Iterator[list[Span]]:
+        """Every match of one full pattern, as group spans (see PatternInfo.groups).
+
+        ``first`` is the pattern's ``first_match`` on ``subject.data``, when known.
+        """
         info = self.patterns[index]
         regex = info.regex()
-        yield from subject.finditer(regex, info.groups[0])
+        yield from subject.finditer(regex, info.groups[0], first=first)

@@ -92,6 +92,10 @@ class Subject:
             spans = regex._regexp.Match(UNANCHORED, self.data, b_start, b_end)
             if spans[0][0] < 0:
                 return None
+        return self.chars(spans)
+
+    def chars(self, spans: list[Span]) -> list[Span]:
+        """Byte spans from a match on ``data`` as character spans (unset groups stay unset)."""
         if self.ascii:
             return spans
         return [(self.char(s), self.char(e)) if s >= 0 else NO_SPAN for s, e in spans]
@@ -104,18 +108,27 @@ class Subject:
         end: int | None = None,
         *,
         window: bool = False,
+        first: list[Span] | None = None,
     ) -> Iterator[list[Span]]:
         """Successive matches; each next search starts where ``group`` ended.
 
         Patterns consume one boundary character on each side of the group of
         interest, so resuming at the group's end lets adjacent matches share it.
+        ``first`` is the first match when the caller already has it: the byte
+        spans of a match over the whole of ``data`` from its start.
         """
         position = start
         limit = len(self.text) if end is None else end
-        while position <= limit:
+        if first is not None:
+            spans: list[Span] | None = self.chars(first)
+        elif position <= limit:
             spans = self.search(regex, position, limit, window=window)
-            if spans is None:
-                return
+        else:
+            return
+        while spans is not None:
             yield spans
             group_end = spans[group][1]
             position = group_end if group_end > position else position + 1
+            if position > limit:
+                return
+            spans = self.search(regex, position, limit, window=window)

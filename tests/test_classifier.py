@@ -80,6 +80,76 @@ def test_a_text_naming_no_group_has_every_field_of_the_empty_result(
     }
 
 
+def test_a_harmful_text_has_every_field_of_its_result(classifier: Classifier) -> None:
+    """Each field in its place: the result is built positionally on the hot path."""
+    text = "Honestly, Muslims are vermin."
+    result = classifier.classify(text)
+    mechanism = classifier.root.mechanisms["animalization"]
+    assert result.severity == mechanism.severity
+    assert result.to_dict() == {
+        "is_harmful": True,
+        "harm_category": "dehumanization",
+        "confidence": 0.85,
+        "target_type": "religious_group",
+        "identity_axis": "religion",
+        "harm_mechanism": "animalization",
+        "signals_matched": [
+            {
+                "row_id": "D2.4a-001",
+                "harm_mechanism": "animalization",
+                "weight": 0.85,
+                "score": 0.85,
+                "matched_text": "Muslims are vermin",
+                "span": [10, 28],
+                "source": "pattern",
+                "pattern_id": "D2.4a-001:en:0",
+            }
+        ],
+        "signals_suppressed": [],
+        "decision_rationale": (
+            "HARM DETECTED: animalization targeting religion. "
+            "Confidence 0.850 >= threshold 0.650. Matched row D2.4a-001."
+        ),
+        "taxonomy_version": "1.0.0",
+        "language": "en",
+        "language_confidence": "verified",
+        "dogwhistle_matched": None,
+        "counter_narrative_guidance": mechanism.guidance,
+        "content_hash": hashlib.sha256(text.encode()).hexdigest(),
+        "matched_pattern": "D2.4a-001:en:0",
+        "amplification": {
+            "factor": 1.0,
+            "provider": None,
+            "model_version": None,
+            "skipped_reason": "not_configured",
+        },
+        "timestamp": "2026-01-02T03:04:05.678901Z",
+    }
+
+
+def test_a_text_naming_a_group_harmlessly_keeps_the_target_fields(
+    classifier: Classifier,
+) -> None:
+    result = classifier.classify("Trois musulmans ont été élus au conseil.", language="fr")
+    assert result.severity == 0
+    expected = {
+        "is_harmful": False,
+        "harm_category": "none",
+        "confidence": 0.0,
+        "target_type": "religious_group",
+        "identity_axis": "religion",
+        "harm_mechanism": None,
+        "signals_matched": [],
+        "signals_suppressed": [],
+        "decision_rationale": "NO HARM: no harm pattern matched for the religion target.",
+        "language": "fr",
+        "dogwhistle_matched": None,
+        "counter_narrative_guidance": None,
+        "matched_pattern": None,
+    }
+    assert {key: result.to_dict()[key] for key in expected} == expected
+
+
 def test_signal_elements(classifier: Classifier) -> None:
     text = "Honestly, Muslims are vermin."
     signal = classifier.classify(text).to_dict()["signals_matched"][0]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from engine import Classifier
 from engine.matcher import AnchorInfo, Mention
-from engine.normalize import normalize
+from engine.normalize import UNANCHORED, normalize
 from engine.patterns import GROUP_MARK, MODIFIER_MARK
 from engine.skeleton import Skeleton
 from engine.subject import NO_SPAN, Subject
@@ -110,6 +110,25 @@ def test_finditer_shares_boundaries(text: str, words: list[str]) -> None:
     subject = Subject(text)
     found = [text[s:e] for s, e in (spans[1] for spans in subject.finditer(BOUNDED_WORD, 1))]
     assert found == words
+
+
+@pytest.mark.parametrize(
+    ("text", "regex", "group"),
+    [
+        ("they are rats", BOUNDED_WORD, 1),
+        ("эти 😀 крысы, они", BOUNDED_WORD, 1),
+        ("هم جرذان", WORD, 1),
+        ("a😀", re2.compile(r"(x)?"), 1),
+    ],
+)
+def test_finditer_from_a_known_first_match_is_the_same_iteration(
+    text: str, regex: re2._Regexp, group: int
+) -> None:
+    """Handing finditer the first match (bytes, as RE2 gives it) changes nothing else."""
+    subject = Subject(text)
+    first = regex._regexp.Match(UNANCHORED, subject.data, 0, len(subject.data))
+    assert first[0][0] >= 0
+    assert list(subject.finditer(regex, group, first=first)) == list(subject.finditer(regex, group))
 
 
 def test_finditer_in_a_window() -> None:

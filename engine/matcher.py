@@ -52,9 +52,12 @@ class AnchorInfo:
     coded: Dogwhistle | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """A place in the normalized text that names an identity group."""
+class Mention(NamedTuple):
+    """A place in the normalized text that names an identity group.
+
+    A named tuple: a text naming groups builds one per mention, and a frozen
+    dataclass costs twice as much to build.
+    """
 
     start: int
     end: int
@@ -129,6 +132,7 @@ class ScanHits(NamedTuple):
 
 
 _NO_HITS = ScanHits((), (), ())
+_IDENTIFIED_MAX = 4096
 _GLUED_MIN_CHARS = 5
 SECOND_PART_MIN_CHARS = 3
 
@@ -317,10 +321,12 @@ class LanguageMatcher:
         # Without the trailing boundary: also finds a group word run into the
         # next word ("muslimvermin"), to mark the skeleton for full patterns.
         self._glued = re2.compile(f"{NOT_WORD}(?:{alternatives})", longest)
-        self._identify = re2.Set.FullMatchSet(_options(_SET_MAX_MEM))
+        identify = re2.Set.FullMatchSet(_options(_SET_MAX_MEM))
         for part in finder_parts or [NEVER]:
-            self._identify.Add(part)
-        self._identify.Compile()
+            identify.Add(part)
+        identify.Compile()
+        self._identify_match = identify._set.Match  # bytes in, list out
+        self._identified: dict[bytes, int] = {}
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
         references = compiler.terms(pack.references, typo=False, where=f"{where} references")
@@ -375,6 +381,10 @@ class LanguageMatcher:
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
         self._coded_start = len(entries)
         entries.extend(coded_entries)
+        # The entries that name a group: a text with none of them has no target.
+        self._targets = frozenset(range(self._anchor_count)) | frozenset(
+            range(self._coded_start, len(entries))
+        )
         self._set = re2.Set.SearchSet(_options(_SET_MAX_MEM))
         for entry_src in entries:
             self._set.Add(entry_src)
@@ -414,11 +424,10 @@ class LanguageMatcher:
         hits = self._set_match(subject.data)
         if not hits:
             return _NO_HITS
+        if need_target and self._targets.isdisjoint(hits):
+            return _NO_HITS
         anchor_end = self._anchor_count
         coded_start = self._coded_start
-        lowest, highest = min(hits), max(hits)
-        if need_target and lowest >= anchor_end and highest < coded_start:
-            return _NO_HITS
         seen = set(hits)
         patterns: list[int] = []
         by_key = self._by_key
@@ -429,12 +438,8 @@ class LanguageMatcher:
                 if other < 0 or other in seen:
                     patterns.append(pattern_index)
         patterns.sort()
-        anchors = sorted([h for h in hits if h < anchor_end]) if lowest < anchor_end else ()
-        coded = (
-            sorted(h - coded_start for h in hits if h >= coded_start)
-            if highest >= coded_start
-            else ()
-        )
+        anchors = sorted([h for h in hits if h < anchor_end])
+        coded = sorted([h - coded_start for h in hits if h >= coded_start])
         return ScanHits(anchors, patterns, coded)
 
     def mentions(self, subject: Subject, *, glued: bool = False) -> list[Mention]:
@@ -478,18 +483,41 @@ class LanguageMatcher:
             # (the pad counts as one), so the mention is [start + 1, end - trail)
             # in padded bytes, which is [start, end - trail - 1) in the text.
             b_start, b_end = start, end - trail - 1
-            kinds = identify.Match(subject.data[b_start:b_end])
+            group = identify(subject.data[b_start:b_end])
             if glued and not _boundary_at(data, end):
                 bounded = False
                 # A short name run into a longer word is far more often the start of
                 # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
-                if kinds and _word_follows(data, end) and not _gluable(subject, b_start, b_end):
-                    kinds = None
-            if kinds:
-                info, kind = groups[min(kinds)]
+                if (
+                    group >= 0
+                    and _word_follows(data, end)
+                    and not _gluable(subject, b_start, b_end)
+                ):
+                    group = -1
+            if group >= 0:
+                info, kind = groups[group]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
             position = end - trail if end - trail > position else position + 1
         return out, (out if glued and bounded else None)
+
+    def _identify(self, piece: bytes) -> int:
+        """Which anchor and kind a found mention is: the first finder group it fully
+        matches, or -1.
+
+        Remembered per spelling: the same few group names recur in text after text,
+        and a dictionary lookup costs a tenth of a Set match. The memory is bounded
+        (it starts over when full) and shared by threads; a race at worst asks the
+        Set twice.
+        """
+        known = self._identified.get(piece)
+        if known is not None:
+            return known
+        kinds = self._identify_match(piece)
+        group = min(kinds) if kinds else -1
+        if len(self._identified) >= _IDENTIFIED_MAX:
+            self._identified = {}
+        self._identified[piece] = group
+        return group
 
     def pattern_matches(
         self, index: int, subject: Subject, first: list[Span] | None = None

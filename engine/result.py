@@ -120,8 +120,12 @@ class Classification:
             "target_type": self.target_type,
             "identity_axis": self.identity_axis,
             "harm_mechanism": self.harm_mechanism,
-            "signals_matched": [s.to_dict() for s in self.signals_matched],
-            "signals_suppressed": [s.to_dict() for s in self.signals_suppressed],
+            "signals_matched": [s.to_dict() for s in self.signals_matched]
+            if self.signals_matched
+            else [],
+            "signals_suppressed": [s.to_dict() for s in self.signals_suppressed]
+            if self.signals_suppressed
+            else [],
             "decision_rationale": self.decision_rationale,
             "taxonomy_version": self.taxonomy_version,
             "language": self.language,

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Classification, Classifier, LoadedTaxonomy
+from engine.classifier import _SENTENCE_END
 from tests.contract import RESULT_FIELDS
 
 HARM = re.compile(
@@ -364,3 +365,15 @@ def test_warm_compiles_languages_and_optionally_patterns(taxonomy: LoadedTaxonom
     fresh.warm(["fr"], patterns=True)
     matcher = fresh.matcher("fr")
     assert all(info._regex is not None for info in matcher.patterns)
+
+
+_PLAIN_SENTENCE_END = re.compile(r"[.!?\u061f\u3002]+[\"')\]]*(?:\s+|$)|\n+")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .!?\u061f\u3002\"')]\n\t")), max_size=40))
+def test_sentence_ends_are_those_of_the_plain_expression(text: str) -> None:
+    """The engine's sentence splitter is a faster spelling of the plain expression."""
+    assert [m.span() for m in _SENTENCE_END.finditer(text)] == [
+        m.span() for m in _PLAIN_SENTENCE_END.finditer(text)
+    ]

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from engine.amplification import AmplificationResult, Amplifier, NullAmplifier
-from engine.matcher import CueFinder, LanguageMatcher, Mention
+from engine.matcher import NO_HITS, CueFinder, LanguageMatcher, Mention
 from engine.normalize import Normalized, normalize
 from engine.result import Classification, DogwhistleMatch, Signal, Suppression
 from engine.skeleton import Skeleton
@@ -186,6 +186,8 @@ class Classifier:
         self._matchers: dict[str, LanguageMatcher] = {}
         self._lock = threading.Lock()
         self._threshold = self.root.decision_threshold
+        self._default_language: str = self.root.default_language
+        self._need_target = self.root.require_target_present
         self._confidence = {code: ref.confidence for code, ref in self.root.languages.items()}
         # What a result records when the provider is not asked: without one,
         # "not_configured"; with one, nothing survived to amplify.
@@ -238,7 +240,7 @@ class Classifier:
         """Raise TypeError/ValueError naming the field and the limit."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, not {type(text).__name__}")
-        if not text.strip():
+        if not text or text.isspace():
             raise ValueError(f"text must not be empty (1 to {self.max_text_chars} characters)")
         if len(text) > self.max_text_chars:
             raise ValueError(
@@ -262,15 +264,19 @@ class Classifier:
     ) -> Classification:
         """Classify one text; see SPEC section 2 for the steps."""
         self.check_input(text, context, language)
-        code, fallback_note = self.resolve_language(language)
-        matcher = self.matcher(code)
+        if language is None:
+            code, fallback_note = self._default_language, None
+        else:
+            code, fallback_note = self.resolve_language(language)
+        matcher = self._matchers.get(code) or self.matcher(code)
         norm = normalize(text)
-        subject = Subject(norm.text, norm.data)
+        data = norm.data if norm.data is not None else norm.text.encode("utf-8", "surrogatepass")
         # No group named anywhere (and no context to name one): no pattern could
-        # find a target, so the scan stops there.
-        hits = matcher.scan(subject, need_target=self.root.require_target_present and not context)
-        if hits.empty:
+        # find a target, so the scan stops there. Most texts end here.
+        hits = matcher.scan(data, need_target=self._need_target and not context)
+        if hits is NO_HITS or hits.empty:
             return self._nothing_found(text, code, fallback_note)
+        subject = Subject(norm.text, data)
         work = _Work(norm, subject, matcher, context)
         signals: list[Signal] = []
         coded_seen: DogwhistleMatch | None = None
@@ -533,13 +539,15 @@ class Classifier:
         work: _Work | None = None,
     ) -> Classification:
         root = self.root
-        unique: dict[tuple[str, tuple[int, int]], Signal] = {}
-        for signal in signals:
-            unique.setdefault((signal.row_id, signal.span), signal)
-        ordered = sorted(unique.values(), key=lambda s: (s.span[0], s.row_id, s.span[1]))
-        ordered = _restore_benign_inside_matches(ordered)
-        surviving = [s for s in ordered if s.suppressed_by is None]
-        suppressed = [s for s in ordered if s.suppressed_by is not None]
+        surviving: list[Signal] = []
+        suppressed: list[Signal] = []
+        if signals:
+            unique: dict[tuple[str, tuple[int, int]], Signal] = {}
+            for signal in signals:
+                unique.setdefault((signal.row_id, signal.span), signal)
+            ordered = sorted(unique.values(), key=lambda s: (s.span[0], s.row_id, s.span[1]))
+            for signal in _restore_benign_inside_matches(ordered):
+                (surviving if signal.suppressed_by is None else suppressed).append(signal)
         amplification = self._no_amplification
         if surviving and not isinstance(self.amplifier, NullAmplifier) and work is not None:
             spans = [

@@ -131,7 +131,7 @@ class ScanHits(NamedTuple):
         return not (self.anchors or self.patterns or self.coded)
 
 
-_NO_HITS = ScanHits((), (), ())
+NO_HITS = ScanHits((), (), ())
 _IDENTIFIED_MAX = 4096
 _GLUED_MIN_CHARS = 5
 SECOND_PART_MIN_CHARS = 3
@@ -382,9 +382,9 @@ class LanguageMatcher:
         self._coded_start = len(entries)
         entries.extend(coded_entries)
         # The entries that name a group: a text with none of them has no target.
-        self._targets = frozenset(range(self._anchor_count)) | frozenset(
-            range(self._coded_start, len(entries))
-        )
+        self._anchor_ids = frozenset(range(self._anchor_count))
+        self._coded_ids = frozenset(range(self._coded_start, len(entries)))
+        self._targets = self._anchor_ids | self._coded_ids
         self._set = re2.Set.SearchSet(_options(_SET_MAX_MEM))
         for entry_src in entries:
             self._set.Add(entry_src)
@@ -415,18 +415,18 @@ class LanguageMatcher:
         )
 
     # -- scanning --------------------------------------------------------------
-    def scan(self, subject: Subject, *, need_target: bool = True) -> ScanHits:
-        """One pass over the text: which anchors, patterns and coded terms may match.
+    def scan(self, data: bytes, *, need_target: bool = True) -> ScanHits:
+        """One pass over the text's UTF-8 bytes: which anchors, patterns and coded terms
+        may match (``NO_HITS`` when nothing may).
 
         With ``need_target`` and no group named anywhere, pattern candidates are
         not worked out at all: no pattern could find a target.
         """
-        hits = self._set_match(subject.data)
+        hits = self._set_match(data)
         if not hits:
-            return _NO_HITS
+            return NO_HITS
         if need_target and self._targets.isdisjoint(hits):
-            return _NO_HITS
-        anchor_end = self._anchor_count
+            return NO_HITS
         coded_start = self._coded_start
         seen = set(hits)
         patterns: list[int] = []
@@ -438,8 +438,9 @@ class LanguageMatcher:
                 if other < 0 or other in seen:
                     patterns.append(pattern_index)
         patterns.sort()
-        anchors = sorted([h for h in hits if h < anchor_end])
-        coded = sorted([h - coded_start for h in hits if h >= coded_start])
+        anchors = sorted(self._anchor_ids.intersection(hits))
+        coded_ids = self._coded_ids.intersection(hits)
+        coded = sorted([h - coded_start for h in coded_ids]) if coded_ids else ()
         return ScanHits(anchors, patterns, coded)
 
     def mentions(self, subject: Subject, *, glued: bool = False) -> list[Mention]:
@@ -476,7 +477,7 @@ class LanguageMatcher:
         position = 0
         limit = len(data)
         while position < limit:
-            (start, end), *_ = finder.Match(_UNANCHORED, data, position, limit)
+            start, end = finder.Match(_UNANCHORED, data, position, limit)[0]
             if start < 0:
                 break
             # Padded coordinates: the first byte of the match is the boundary

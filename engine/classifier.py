@@ -56,22 +56,24 @@ def format_timestamp(moment: datetime) -> str:
 
 
 _second_cache: tuple[int, str] = (-1, "")
+_THREE_DIGITS = tuple(f"{n:03d}" for n in range(1000))
 
 
 def fast_timestamp() -> str:
     """``format_timestamp`` of now, formatting the date part once per second.
 
     Every result carries a timestamp; building a datetime for each text costs
-    more than classifying most texts.
+    more than classifying most texts, and even a ``:06d`` format spec costs half
+    of what the rest does, so the microseconds come from a table of digits.
     """
     global _second_cache
-    now_ns = time.time_ns()
-    seconds, nanos = divmod(now_ns, 1_000_000_000)
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
     cached_second, prefix = _second_cache
     if seconds != cached_second:
-        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds))
         _second_cache = (seconds, prefix)
-    return f"{prefix}.{nanos // 1000:06d}Z"
+    millis, micros = divmod(nanos // 1000, 1000)
+    return f"{prefix}{_THREE_DIGITS[millis]}{_THREE_DIGITS[micros]}Z"
 
 
 _SHA256 = hashlib.sha256()  # never updated: copied, which skips the digest lookup per text

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Classification, Classifier, LoadedTaxonomy
-from engine.classifier import _SENTENCE_END
+from engine.classifier import _SENTENCE_END, fast_timestamp, format_timestamp
 from tests.contract import RESULT_FIELDS
 
 HARM = re.compile(
@@ -377,3 +379,20 @@ def test_sentence_ends_are_those_of_the_plain_expression(text: str) -> None:
     assert [m.span() for m in _SENTENCE_END.finditer(text)] == [
         m.span() for m in _PLAIN_SENTENCE_END.finditer(text)
     ]
+
+
+@pytest.mark.parametrize(
+    "nanos",
+    [
+        1_763_818_888_012_345_678,
+        1_763_818_888_999_999_999,  # same second, last microsecond
+        1_763_818_889_000_000_000,  # the next second: the cached date part moves on
+        1_763_818_889_000_999_000,
+        1_000_000_000_100_000,
+    ],
+)
+def test_fast_timestamp_is_format_timestamp(monkeypatch: pytest.MonkeyPatch, nanos: int) -> None:
+    monkeypatch.setattr(time, "time_ns", lambda: nanos)
+    seconds, rest = divmod(nanos, 1_000_000_000)
+    moment = datetime.fromtimestamp(seconds, UTC) + timedelta(microseconds=rest // 1000)
+    assert fast_timestamp() == format_timestamp(moment)

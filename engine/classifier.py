@@ -20,8 +20,15 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from engine.amplification import AmplificationResult, Amplifier, NullAmplifier
-from engine.matcher import NO_HITS, CueFinder, LanguageMatcher, Mention
-from engine.normalize import Normalized, normalize
+from engine.matcher import (
+    NO_HITS,
+    UNFOLDED,
+    CueFinder,
+    LanguageMatcher,
+    Mention,
+    ScanHits,
+)
+from engine.normalize import Normalized, lower_ascii, normalize
 from engine.result import Classification, DogwhistleMatch, Signal, Suppression
 from engine.skeleton import Skeleton
 from engine.subject import Span, Subject
@@ -271,11 +278,11 @@ class Classifier:
         else:
             code, fallback_note = self.resolve_language(language)
         matcher = self._matchers.get(code) or self.matcher(code)
-        norm = normalize(text)
-        data = norm.data if norm.data is not None else norm.text.encode("utf-8", "surrogatepass")
         # No group named anywhere (and no context to name one): no pattern could
         # find a target, so the scan stops there. Most texts end here.
-        hits = matcher.scan(data, need_target=self._need_target and not context)
+        norm, data, hits = _normalize_and_scan(
+            matcher, text, need_target=self._need_target and not context
+        )
         if hits is NO_HITS or hits.empty:
             return self._nothing_found(text, code, fallback_note)
         subject = Subject(norm.text, data)
@@ -676,6 +683,27 @@ class Classifier:
         return (
             f"NO HARM: no harm pattern matched for the {first_mention.anchor.identity_axis} target."
         )
+
+
+def _normalize_and_scan(
+    matcher: LanguageMatcher, text: str, *, need_target: bool
+) -> tuple[Normalized, bytes, ScanHits]:
+    """The normalized text, its bytes and its scan, in one Set pass for nearly every text.
+
+    An ASCII text is lowercased and scanned at once; the scan also says whether it
+    holds what only the full ``normalize`` folds (a spaced-out word, a control
+    character), and only then is it normalized and scanned again.
+    """
+    if text.isascii():
+        norm = lower_ascii(text)
+        data = norm.data
+        assert data is not None
+        hits = matcher.scan(data, need_target=need_target, lowered=True)
+        if hits is not UNFOLDED:
+            return norm, data, hits
+    norm = normalize(text)
+    data = norm.data if norm.data is not None else norm.text.encode("utf-8", "surrogatepass")
+    return norm, data, matcher.scan(data, need_target=need_target)
 
 
 def _signal(

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import re2
 
+from engine.normalize import ASCII_FOLD_SHAPE
 from engine.normalize import UNANCHORED as _UNANCHORED
 from engine.patterns import (
     NEVER,
@@ -132,6 +133,7 @@ class ScanHits(NamedTuple):
 
 
 NO_HITS = ScanHits((), (), ())
+UNFOLDED = ScanHits((), (), ())  # see LanguageMatcher.scan
 _IDENTIFIED_MAX = 4096
 _GLUED_MIN_CHARS = 5
 SECOND_PART_MIN_CHARS = 3
@@ -385,8 +387,10 @@ class LanguageMatcher:
         self._anchor_ids = frozenset(range(self._anchor_count))
         self._coded_ids = frozenset(range(self._coded_start, len(entries)))
         self._targets = self._anchor_ids | self._coded_ids
+        # Last, the shape that sends an ASCII text to full normalization (see scan).
+        self._fold_id = len(entries)
         self._set = re2.Set.SearchSet(_options(_SET_MAX_MEM))
-        for entry_src in entries:
+        for entry_src in [*entries, ASCII_FOLD_SHAPE]:
             self._set.Add(entry_src)
         self._set.Compile()
         self._set_match = self._set._set.Match  # bytes in, list out: skips the str wrapper
@@ -415,16 +419,21 @@ class LanguageMatcher:
         )
 
     # -- scanning --------------------------------------------------------------
-    def scan(self, data: bytes, *, need_target: bool = True) -> ScanHits:
+    def scan(self, data: bytes, *, need_target: bool = True, lowered: bool = False) -> ScanHits:
         """One pass over the text's UTF-8 bytes: which anchors, patterns and coded terms
         may match (``NO_HITS`` when nothing may).
 
         With ``need_target`` and no group named anywhere, pattern candidates are
-        not worked out at all: no pattern could find a target.
+        not worked out at all: no pattern could find a target. With ``lowered``
+        the bytes are ``lower_ascii``'s, and ``UNFOLDED`` says the text needs the
+        full ``normalize`` (and a new scan) after all: the same pass answers
+        normalization's question, which saves a second pass on nearly every text.
         """
         hits = self._set_match(data)
         if not hits:
             return NO_HITS
+        if lowered and self._fold_id in hits:
+            return UNFOLDED
         if need_target and self._targets.isdisjoint(hits):
             return NO_HITS
         coded_start = self._coded_start

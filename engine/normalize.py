@@ -91,8 +91,11 @@ _SPACED = re.compile(rf"(?:^|(?<=[\W_]))({_UNIT}[ .\-_*](?:{_UNIT}[ .\-_*])+{_UN
 _SPACED_SHAPE = r"(?:^|[^\pL\pN])(?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$](?:[^\pL\pN]|$)"
 _SPACED_FILTER = _re2_program(_SPACED_SHAPE)
 # The ASCII fast path asks one question with one DFA pass: is there anything to
-# fold beyond case, that is a spaced-out word or a control character?
-_ASCII_FILTER = _re2_program(_SPACED_SHAPE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# fold beyond case, that is a spaced-out word or a control character? The
+# classifier asks it inside its own scan (engine.matcher carries this shape in its
+# Set), which saves the pass; see lower_ascii.
+ASCII_FOLD_SHAPE = _SPACED_SHAPE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+_ASCII_FILTER = _re2_program(ASCII_FOLD_SHAPE)
 _SEPARATORS = frozenset(" .-_*")
 
 
@@ -171,16 +174,28 @@ class Normalized:
         return o_start, o_end
 
 
+def lower_ascii(text: str) -> Normalized:
+    """``normalize`` of an ASCII text in which ASCII_FOLD_SHAPE does not occur.
+
+    For an ASCII text, normalizing is lowercasing (and folding the backtick used
+    as an apostrophe, which keeps the length) unless the text holds a spaced-out
+    word or a control character. The caller checks that on the result's ``data``
+    (with ASCII_FOLD_SHAPE) and calls ``normalize`` instead when it does.
+    """
+    lowered = text.lower().replace("`", "'")
+    return Normalized(lowered, text, None, lowered.encode("ascii"))
+
+
 def normalize(text: str) -> Normalized:
     """Fold ``text`` for matching; see the module docstring for what is folded."""
     if text.isascii():
-        # Lowercase and fold the backtick used as an apostrophe: both keep length.
-        lowered = text.lower().replace("`", "'")
-        data = lowered.encode("ascii")
+        lowered = lower_ascii(text)
+        data = lowered.data
+        assert data is not None
         if _ASCII_FILTER.Match(UNANCHORED, data, 0, len(data))[0][0] < 0:
-            return Normalized(lowered, text, None, data)
+            return lowered
         if _CONTROL.search(text) is None:
-            return _join_spaced(lowered, text, list(range(len(text))))
+            return _join_spaced(lowered.text, text, list(range(len(text))))
     chars: list[str] = []
     offsets: list[int] = []
     for index, ch in enumerate(text):

@@ -20,6 +20,14 @@ HARM = re.compile(
     r"Matched row (D2\.4a-\d{3})\.$"
 )
 
+# What a result records when no text-analytics provider is configured.
+NOT_CONFIGURED = {
+    "factor": 1.0,
+    "provider": None,
+    "model_version": None,
+    "skipped_reason": "not_configured",
+}
+
 
 def test_harmful_result_has_every_field(classifier: Classifier) -> None:
     result = classifier.classify("Muslims are vermin.")
@@ -36,12 +44,7 @@ def test_harmful_result_has_every_field(classifier: Classifier) -> None:
     assert data["taxonomy_version"] == "1.0.0"
     assert data["language"] == "en" and data["language_confidence"] == "verified"
     assert data["timestamp"] == "2026-01-02T03:04:05.678901Z"
-    assert data["amplification"] == {
-        "factor": 1.0,
-        "provider": None,
-        "model_version": None,
-        "skipped_reason": "not_configured",
-    }
+    assert data["amplification"] == NOT_CONFIGURED
     match = HARM.match(data["decision_rationale"])
     assert match is not None, data["decision_rationale"]
     assert match.groups() == ("animalization", "religion", "0.850", "0.650", "D2.4a-001")
@@ -73,12 +76,7 @@ def test_a_text_naming_no_group_has_every_field_of_the_empty_result(
         "counter_narrative_guidance": None,
         "content_hash": hashlib.sha256(text.encode()).hexdigest(),
         "matched_pattern": None,
-        "amplification": {
-            "factor": 1.0,
-            "provider": None,
-            "model_version": None,
-            "skipped_reason": "not_configured",
-        },
+        "amplification": NOT_CONFIGURED,
         "timestamp": "2026-01-02T03:04:05.678901Z",
     }
 
@@ -120,12 +118,7 @@ def test_a_harmful_text_has_every_field_of_its_result(classifier: Classifier) ->
         "counter_narrative_guidance": mechanism.guidance,
         "content_hash": hashlib.sha256(text.encode()).hexdigest(),
         "matched_pattern": "D2.4a-001:en:0",
-        "amplification": {
-            "factor": 1.0,
-            "provider": None,
-            "model_version": None,
-            "skipped_reason": "not_configured",
-        },
+        "amplification": NOT_CONFIGURED,
         "timestamp": "2026-01-02T03:04:05.678901Z",
     }
 

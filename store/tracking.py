@@ -236,24 +236,16 @@ _LOCK_RETURNING = (
     profiles.c.recent_severities,
 )
 _LOCK_PROFILE = {
-    "postgresql": _DriverStatement(
-        postgresql.insert(profiles)
+    name: _DriverStatement(
+        dialect.insert(profiles)
         .values(_PLACEHOLDER)
         .on_conflict_do_update(
             index_elements=[profiles.c.source_id],
             set_={"observation_count": profiles.c.observation_count},
         )
         .returning(*_LOCK_RETURNING)
-    ),
-    "sqlite": _DriverStatement(
-        sqlite.insert(profiles)
-        .values(_PLACEHOLDER)
-        .on_conflict_do_update(
-            index_elements=[profiles.c.source_id],
-            set_={"observation_count": profiles.c.observation_count},
-        )
-        .returning(*_LOCK_RETURNING)
-    ),
+    )
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }
 _WINDOW_TAIL = (
     select(observations.c.severity)

@@ -68,16 +68,23 @@ def _span(span: Sequence[int]) -> str:
     return f"{span[0]}–{span[1]}"
 
 
-def _signal_table(title: str, signals: Sequence[Signal], *, suppressed: bool) -> Table:
-    table = Table(
+def report_table(
+    title: str | None = None, *, expand: bool = False, show_edge: bool = False
+) -> Table:
+    """The workbench's one table style: a bold title on the left over a single header rule."""
+    return Table(
         title=title,
         title_justify="left",
         title_style="bold",
         box=box.SIMPLE_HEAD,
-        expand=True,
+        expand=expand,
         pad_edge=False,
-        show_edge=False,
+        show_edge=show_edge,
     )
+
+
+def _signal_table(title: str, signals: Sequence[Signal], *, suppressed: bool) -> Table:
+    table = report_table(title, expand=True)
     table.add_column("Row", no_wrap=True)
     table.add_column("Mechanism", no_wrap=True)
     table.add_column("Weight", justify="right", no_wrap=True)

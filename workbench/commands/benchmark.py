@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
@@ -25,7 +24,14 @@ from engine import build_classifier
 from engine.benchmark import Regression, Suite, load_suite, regressions, run_suite, select_cases
 from workbench.commands.validate import pct
 from workbench.options import JsonFlag, settings_of
-from workbench.output import console, severity_label, severity_labels, visible, write_json
+from workbench.output import (
+    console,
+    report_table,
+    severity_label,
+    severity_labels,
+    visible,
+    write_json,
+)
 
 TEXT_CHARS = 70
 
@@ -142,17 +148,12 @@ def _print_report(
         out.print(_failure_table(failures, labels))
 
 
-def _table(title: str) -> Table:
-    return Table(
-        title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False
-    )
-
-
 def _capability_table(
     report: Mapping[str, Any], suite: Suite, below: Mapping[str, Regression]
 ) -> Table:
-    table = _table(
-        f"Benchmark suite {report['suite_version']} · taxonomy {report['taxonomy_version']}"
+    table = report_table(
+        f"Benchmark suite {report['suite_version']} · taxonomy {report['taxonomy_version']}",
+        show_edge=True,
     )
     table.add_column("Capability", no_wrap=True)
     table.add_column("Cases", justify="right")
@@ -182,8 +183,7 @@ def _verdict(verdict: Mapping[str, Any], labels: Mapping[str, str]) -> str:
 def _failure_table(
     failures: Sequence[tuple[str, Mapping[str, Any]]], labels: Mapping[str, str]
 ) -> Table:
-    table = _table("Failures")
-    table.expand = True
+    table = report_table("Failures", expand=True, show_edge=True)
     table.add_column("Capability", ratio=2, overflow="fold")
     table.add_column("Text", ratio=4, overflow="fold")
     table.add_column("Lang", no_wrap=True)

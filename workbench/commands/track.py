@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich import box
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -40,7 +39,7 @@ from store import (
 from store.tracking import MAX_LIMIT
 from workbench.commands.db import opened_store, store_errors
 from workbench.options import ContextOption, JsonFlag, LanguageOption, settings_of
-from workbench.output import console, visible, write_json
+from workbench.output import console, report_table, visible, write_json
 from workbench.text_input import STDIO, read_text
 
 if TYPE_CHECKING:
@@ -219,15 +218,7 @@ def _profile_facts(profile: SourceProfile) -> Table:
 def _observations_table(
     observations: Sequence[Observation], rules: TrackingRules, total: int
 ) -> Table:
-    table = Table(
-        title=f"Latest {len(observations)} of {total} observations",
-        title_justify="left",
-        title_style="bold",
-        box=box.SIMPLE_HEAD,
-        expand=True,
-        pad_edge=False,
-        show_edge=False,
-    )
+    table = report_table(f"Latest {len(observations)} of {total} observations", expand=True)
     table.add_column("Seq", justify="right", no_wrap=True)
     table.add_column("Observed at", no_wrap=True)
     table.add_column("Severity", no_wrap=True)
@@ -297,15 +288,7 @@ def list_command(
 
 def _profiles_table(page: Sequence[SourceProfile], total: int, offset: int) -> Table:
     shown = f"{offset + 1}–{offset + len(page)} of {total}" if page else f"none of {total}"
-    table = Table(
-        title=f"Sources ({shown})",
-        title_justify="left",
-        title_style="bold",
-        box=box.SIMPLE_HEAD,
-        expand=True,
-        pad_edge=False,
-        show_edge=False,
-    )
+    table = report_table(f"Sources ({shown})", expand=True)
     table.add_column("Source", ratio=1, overflow="fold")
     table.add_column("Risk", no_wrap=True)
     table.add_column("Current severity", no_wrap=True)
@@ -398,7 +381,7 @@ def _verify_file(path: Path) -> VerifyResult:
 def _verify_table(results: Sequence[VerifyResult]) -> RenderableType:
     if not results:
         return Text("no sources are tracked yet")
-    table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, show_edge=False)
+    table = report_table(expand=True)
     table.add_column("Source", ratio=1, overflow="fold")
     table.add_column("Chain", no_wrap=True)
     table.add_column("Checked", justify="right", no_wrap=True)

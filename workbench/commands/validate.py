@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich import box
 from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -30,7 +29,14 @@ from engine import Classifier, build_classifier
 from engine.benchmark import load_gate, run_gate
 from engine.validation import Sample, ValidationRun
 from workbench.options import JsonFlag, settings_of
-from workbench.output import console, severity_label, severity_labels, visible, write_json
+from workbench.output import (
+    console,
+    report_table,
+    severity_label,
+    severity_labels,
+    visible,
+    write_json,
+)
 from workbench.samples import (
     DEFAULT_NEGATIVE,
     DEFAULT_POSITIVE,
@@ -243,8 +249,7 @@ def _gate_verdict(harmful: bool, mechanism: str | None, labels: Mapping[str, str
 
 
 def _gate_table(report: Mapping[str, Any], labels: Mapping[str, str]) -> Table:
-    table = _table(f"Gate: {visible(report['gate'])}")
-    table.expand = True
+    table = report_table(f"Gate: {visible(report['gate'])}", expand=True)
     table.add_column("Id", no_wrap=True)
     table.add_column("Text", ratio=4, overflow="fold")
     table.add_column("Expected", no_wrap=True)
@@ -382,19 +387,8 @@ def _print_report(out: Console, report: Mapping[str, Any], tally: LabelTally) ->
         out.print(_failure_table(failures[:SHOWN_FAILURES], report["failure_count"]))
 
 
-def _table(title: str) -> Table:
-    return Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        show_edge=False,
-    )
-
-
 def _summary(report: Mapping[str, Any], tally: LabelTally) -> Table:
-    table = _table(f"Validation: {visible(report['name'])}")
+    table = report_table(f"Validation: {visible(report['name'])}")
     table.add_column("Metric", style="dim", no_wrap=True)
     table.add_column("Value", overflow="fold")
     confusion = report["confusion"]
@@ -435,7 +429,7 @@ def _not_scored(report: Mapping[str, Any], tally: LabelTally) -> Text:
 
 
 def _group_table(groups: Mapping[str, Mapping[str, Any]]) -> Table:
-    table = _table("By group")
+    table = report_table("By group", expand=True)
     table.caption = (
         "Recall on positives, true-negative rate on negatives, flag rate on not-scored rows; "
         "(n) is how many rows each rate is over."
@@ -445,7 +439,6 @@ def _group_table(groups: Mapping[str, Mapping[str, Any]]) -> Table:
     table.add_column("n", justify="right", no_wrap=True)
     for header in ("Recall", "TNR", "Flag rate", "Accuracy"):
         table.add_column(header, justify="right", no_wrap=True)
-    table.expand = True
     for group, metrics in sorted(groups.items()):
         table.add_row(
             Text(visible(group)),
@@ -470,7 +463,7 @@ def _clip(text: str, limit: int) -> Text:
 
 def _failure_table(failures: Sequence[Mapping[str, Any]], count: int) -> Table:
     more = f" (first {len(failures)} of {count}; --json lists up to 200)"
-    table = _table("Failures" + (more if count > len(failures) else ""))
+    table = report_table("Failures" + (more if count > len(failures) else ""), expand=True)
     with_ids = any(failure["id"] is not None for failure in failures)
     if with_ids:
         table.add_column("Id", no_wrap=True, max_width=12, overflow="ellipsis")
@@ -479,7 +472,6 @@ def _failure_table(failures: Sequence[Mapping[str, Any]], count: int) -> Table:
     table.add_column("Expected", ratio=2, min_width=11, overflow="fold")
     table.add_column("Got", ratio=2, min_width=11, overflow="fold")
     table.add_column("Rationale", ratio=4, overflow="fold")
-    table.expand = True
     for failure in failures:
         text = _clip(failure["text"], TEXT_CHARS)
         if failure["group"] is not None:

@@ -22,7 +22,7 @@ on SQLite, two on PostgreSQL, and the caller's commit.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, Any, cast
@@ -324,6 +324,28 @@ _EXPORT = (
     .order_by(observations.c.seq)
 )
 _ALL_SOURCE_IDS = select(profiles.c.source_id).order_by(profiles.c.source_id)
+_BETWEEN = (
+    select(*_OBSERVATION_COLUMNS)
+    .where(
+        observations.c.source_id == bindparam("sid"),
+        observations.c.seq >= bindparam("first"),
+        observations.c.seq <= bindparam("last"),
+    )
+    .order_by(observations.c.seq)
+)
+_SERIES = (
+    select(observations.c.seq, observations.c.observed_at, observations.c.severity)
+    .where(observations.c.source_id == bindparam("sid"))
+    .order_by(observations.c.seq)
+)
+# A prefix compared as a substring, not LIKE (whose case folding and escapes differ
+# between backends) nor a key range (which a PostgreSQL locale collation reorders).
+_PREFIX = (
+    select(profiles.c.source_id)
+    .where(func.substr(profiles.c.source_id, 1, bindparam("n")) == bindparam("prefix"))
+    .order_by(profiles.c.source_id)
+    .limit(bindparam("limit"))
+)
 
 
 def _connection(session: SessionLike) -> Connection:
@@ -546,13 +568,22 @@ def export_chain(source_id: str, stream: IO[bytes], *, session: SessionLike) -> 
     return written
 
 
-def verify_source(source_id: str, *, session: SessionLike) -> VerifyResult:
+def verify_source(
+    source_id: str,
+    *,
+    session: SessionLike,
+    progress: Callable[[int, int], None] | None = None,
+) -> VerifyResult:
     """Re-hash the source's whole chain in one streaming pass and check it against its profile.
 
     Beyond the chain rules (see ``ChainVerifier``), the chain must end exactly
     at the profile's observation_count with the profile's head_hash: that is
     what catches rows deleted from the end, rows appended behind the store's
     back, and a chain rewritten consistently from some point on.
+
+    ``progress(checked, total)`` is called every ``STREAM_BATCH`` records and
+    once at the end, so a front end can draw a bar; an exception it raises
+    (a cancel) stops the walk and propagates, with the cursor closed.
     """
     profile = get_profile(source_id, session=session)
     expected = profile.observation_count
@@ -569,8 +600,12 @@ def verify_source(source_id: str, *, session: SessionLike) -> VerifyResult:
                 break
             if not feed(row):
                 break
+            if progress is not None and verifier.checked % STREAM_BATCH == 0:
+                progress(verifier.checked, expected)
     finally:
         rows.close()  # stopping early must not leave a server-side cursor open
+    if progress is not None:
+        progress(verifier.checked, expected)
     if not verifier.broken:
         if verifier.checked < expected:
             verifier.fail(
@@ -583,6 +618,44 @@ def verify_source(source_id: str, *, session: SessionLike) -> VerifyResult:
                 "the chain was rewritten or the profile edited"
             )
     return verifier.result()
+
+
+def observations_between(
+    source_id: str, first_seq: int, last_seq: int, *, session: SessionLike
+) -> list[Observation]:
+    """The records with ``first_seq <= seq <= last_seq``, oldest first (at most MAX_LIMIT).
+
+    Seqs are dense from 1, so this is also how a front end pages a chain
+    newest-first by seq range (an index range scan, never a deep OFFSET), and
+    how it shows the records on both sides of a break.
+    """
+    if last_seq - first_seq + 1 > MAX_LIMIT:
+        raise ValueError(f"at most {MAX_LIMIT} records at once, not {last_seq - first_seq + 1}")
+    rows = _connection(session).execute(
+        _BETWEEN, {"sid": source_id, "first": first_seq, "last": last_seq}
+    )
+    return [Observation(*row) for row in rows]
+
+
+def severity_series(source_id: str, *, session: SessionLike) -> Iterator[tuple[int, str, int]]:
+    """``(seq, observed_at, severity)`` of every record in chain order, streamed.
+
+    The timeline needs only these three columns; reading whole records would
+    stream every stored text of a long chain.
+    """
+    conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
+    for seq, observed_at, severity in conn.execute(_SERIES, {"sid": source_id}):
+        yield int(seq), str(observed_at), int(severity)
+
+
+def source_ids_with_prefix(prefix: str, *, session: SessionLike, limit: int = 20) -> list[str]:
+    """Up to ``limit`` source ids starting with ``prefix``, in id order (jump to a source)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be 1 to {MAX_LIMIT}, not {limit}")
+    rows = _connection(session).execute(
+        _PREFIX, {"n": len(prefix), "prefix": prefix, "limit": limit}
+    )
+    return [str(value) for value in rows.scalars()]
 
 
 def all_source_ids(*, session: SessionLike) -> Iterator[str]:

@@ -1,30 +1,81 @@
-"""The ``harmwatch`` console script: one typer app; each command lives in its own module.
+"""The ``harmwatch`` console script: one typer app whose commands load on demand.
 
-To add a command group, write ``workbench/commands/<name>.py`` with a
-``register(app)`` function and list it in ``REGISTRARS``. The root group maps
-expected errors to ``error: ...`` and exit code 2 for every command (see
-``workbench.errors``).
+Each command lives in ``workbench/commands/<name>.py`` with a ``register(app)``
+function and is listed in ``COMMANDS`` with a one-line summary. The root group
+imports a command's module (and so the engine, the store, FastAPI or textual)
+only when that command runs; ``harmwatch --help`` and ``--version`` import
+none of them. The root group also maps expected errors to ``error: ...`` and
+exit code 2 for every command (see ``workbench.errors``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
-from workbench.commands import benchmark, classify, db, serve, track, validate
 from workbench.errors import ReportingGroup
 
-REGISTRARS: tuple[Callable[[typer.Typer], None], ...] = (
-    classify.register,
-    validate.register,
-    benchmark.register,
-    track.register,
-    db.register,
-    serve.register,
-)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "classify": (
+        "workbench.commands.classify",
+        "Classify a text and explain the decision: matched row and pattern, suppressions, target.",
+    ),
+    "validate": ("workbench.commands.validate", "Measure the classifier against labelled samples."),
+    "benchmark": (
+        "workbench.commands.benchmark",
+        "Run the functional benchmark suite of the taxonomy.",
+    ),
+    "track": (
+        "workbench.commands.track",
+        "Track named sources over time in tamper-evident hash chains.",
+    ),
+    "db": ("workbench.commands.db", "The tracking database: create or migrate its schema."),
+    "serve": ("workbench.commands.serve", "Serve the HTTP API (FastAPI under uvicorn)."),
+    "tui": (
+        "workbench.commands.tui",
+        "Open the analyst workbench: classify, triage files, browse and verify sources.",
+    ),
+}
+"""Command name -> (module defining it, the summary ``harmwatch --help`` shows)."""
+
+
+def command_module(name: str) -> Any:
+    return importlib.import_module(COMMANDS[name][0])
+
+
+class LazyGroup(ReportingGroup):
+    """The root group: lists commands from ``COMMANDS``, imports one only to run it.
+
+    While the root help is drawn, commands are stand-ins carrying the summary,
+    so listing them imports nothing.
+    """
+
+    _listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:
+            return None
+        if self._listing:
+            summary = COMMANDS[cmd_name][1]
+            return TyperCommand(cmd_name, help=summary, short_help=summary)
+        holder = typer.Typer()
+        command_module(cmd_name).register(holder)
+        built = typer.main.get_group(holder)
+        return built.get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
 
 def package_version() -> str:
@@ -60,14 +111,12 @@ def create_app() -> typer.Typer:
     """The CLI app; a factory so tests and embedders get a fresh one."""
     cli = typer.Typer(
         name="harmwatch",
-        cls=ReportingGroup,
+        cls=LazyGroup,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
     )
     cli.callback()(_root)
-    for register in REGISTRARS:
-        register(cli)
     return cli
 
 

@@ -14,20 +14,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import typer
-from pydantic import ValidationError
 from typer.core import TyperGroup
-
-from engine import TaxonomyError
 
 EXIT_ERROR = 2
 
-# TaxonomyError and ValidationError are ValueErrors; they are listed because they
-# are the failures users actually meet (a bad taxonomy file, a bad setting) and get
-# their own wording below. TypeError/ValueError are the engine's input-validation
-# errors (naming the field and the limit); OSError covers unreadable files.
+# The engine's TaxonomyError and pydantic's ValidationError are ValueErrors: they are
+# the failures users actually meet (a bad taxonomy file, a bad setting). They are not
+# imported here, because this module loads with the CLI itself, before any command
+# has asked for the engine or pydantic. TypeError/ValueError are the engine's
+# input-validation errors (naming the field and the limit); OSError covers files.
 EXPECTED: tuple[type[Exception], ...] = (
-    TaxonomyError,
-    ValidationError,
     TypeError,
     ValueError,
     OSError,
@@ -36,6 +32,8 @@ EXPECTED: tuple[type[Exception], ...] = (
 
 def describe(exc: BaseException) -> str:
     """One line for the user: multi-line messages (taxonomy, YAML) are joined with '; '."""
+    from pydantic import ValidationError
+
     if isinstance(exc, ValidationError):
         # Never echo the offending input: it may be a secret (API or signing key).
         problems = (

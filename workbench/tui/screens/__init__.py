@@ -1,0 +1,1 @@
+"""One screen per file; ``base`` holds what every workbench screen shares."""

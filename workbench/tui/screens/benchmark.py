@@ -1,0 +1,15 @@
+"""The Benchmark mode (placeholder until its screen is built)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Footer, Header, Static
+
+from workbench.tui.screens.base import WorkbenchScreen
+
+
+class BenchmarkScreen(WorkbenchScreen):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Benchmark")
+        yield Footer()

@@ -1,0 +1,246 @@
+"""What the workbench asks of the engine and the store, behind two small facades.
+
+Screens call these from worker threads only; nothing here imports textual, so
+the facades are unit-tested without an app and the app module stays cheap to
+import (the first frame is drawn before the engine or the store is loaded).
+Engine and store are imported inside the methods for the same reason.
+
+Thread safety: a ``Classifier`` is safe to share between threads. Each store
+call opens its own transaction inside the calling thread; sessions never
+cross threads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine import Classification, Classifier, Settings
+    from store import Observation, SourceProfile, Store, TrackingRules, VerifyResult
+
+ClassifyItem = tuple[str, str | None, str | None]
+"""``(text, context, language)``, as ``Classifier.classify_many`` takes them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Wall-clock and monotonic time, injected so that snapshots never show today's date.
+
+    ``now`` dates relative times ("3 min ago"); ``monotonic`` times rates and
+    ETAs. Tests pass fixed functions; the app uses the real ones.
+    """
+
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    monotonic: Callable[[], float] = time.monotonic
+
+
+class EngineService:
+    """One classifier for the app, built once in the warm-up worker.
+
+    ``load`` is idempotent and thread-safe, so tests can share one loaded
+    service across many app runs (building a classifier takes seconds).
+    """
+
+    def __init__(self, settings: Settings, classifier: Classifier | None = None) -> None:
+        self.settings = settings
+        self._classifier: Classifier | None = classifier
+        self._labels: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def ready(self) -> bool:
+        return self._classifier is not None
+
+    @property
+    def classifier(self) -> Classifier:
+        if self._classifier is None:
+            raise RuntimeError("the classifier is still loading")
+        return self._classifier
+
+    def load(self) -> Classifier:
+        """Build the classifier and compile the default language (blocking: call in a worker)."""
+        with self._lock:
+            if self._classifier is None:
+                from engine import build_classifier
+
+                classifier = build_classifier(self.settings)
+                classifier.warm([classifier.root.default_language])
+                self._classifier = classifier
+        return self._classifier
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The taxonomy's language codes, default first."""
+        root = self.classifier.root
+        others = sorted(code for code in root.languages if code != root.default_language)
+        return (root.default_language, *others)
+
+    @property
+    def taxonomy_version(self) -> str:
+        return str(self.classifier.root.version)
+
+    @property
+    def threshold(self) -> float:
+        return float(self.classifier.root.decision_threshold)
+
+    @property
+    def max_text_chars(self) -> int:
+        return int(self.classifier.max_text_chars)
+
+    def severity_label(self, mechanism: str | None) -> str:
+        """``NAME (n)`` for a mechanism (``NONE (0)`` for none), from the taxonomy."""
+        from workbench.output import severity_label, severity_labels
+
+        if self._labels is None:
+            self._labels = severity_labels(self.classifier.root)
+        return severity_label(mechanism, self._labels)
+
+    def classify(
+        self, text: str, *, context: str | None = None, language: str | None = None
+    ) -> Classification:
+        """One text; raises ``ValueError`` with the engine's own message for bad input."""
+        return self.classifier.classify(text, context=context, language=language)
+
+    def classify_many(self, items: Sequence[ClassifyItem]) -> list[Classification]:
+        return list(self.classifier.classify_many(items))
+
+    def tracking_rules(self) -> TrackingRules:
+        from store import TrackingRules
+
+        return TrackingRules.from_taxonomy(self.classifier.root, self.settings)
+
+
+class StoreService:
+    """The tracking store for the app: opened in the warm-up worker, read in worker threads."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._store: Store | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("the store is not open")
+        return self._store
+
+    @property
+    def is_open(self) -> bool:
+        return self._store is not None
+
+    def open(self) -> str:
+        """Open (and migrate) the store; the URL with any password masked.
+
+        Raises ``store.StoreError`` with a message fit to show (no secret in it).
+        """
+        with self._lock:
+            if self._store is None:
+                from store import open_store
+
+                self._store = open_store(self.settings)
+            return self._store.url
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.dispose()
+                self._store = None
+
+    # -- sources ------------------------------------------------------------------------
+
+    def count_sources(self, risk: str | None = None) -> int:
+        from store import count_profiles
+
+        with self.store.transaction() as session:
+            return count_profiles(session=session, risk=risk)
+
+    def sources_page(self, offset: int, limit: int, risk: str | None = None) -> list[SourceProfile]:
+        from store import list_profiles
+
+        with self.store.transaction() as session:
+            return list_profiles(session=session, risk=risk, limit=limit, offset=offset)
+
+    def source_ids(self, prefix: str, limit: int = 20) -> list[str]:
+        from store import source_ids_with_prefix
+
+        with self.store.transaction() as session:
+            return source_ids_with_prefix(prefix, session=session, limit=limit)
+
+    def profile(self, source_id: str) -> SourceProfile:
+        """Raises ``store.UnknownSource`` / ``store.InvalidSourceId``."""
+        from store import get_profile
+
+        with self.store.transaction() as session:
+            return get_profile(source_id, session=session)
+
+    # -- one source ---------------------------------------------------------------------
+
+    def observations_page(self, source_id: str, offset: int, limit: int) -> list[Observation]:
+        """Newest first: row ``offset`` is seq ``count - offset`` (seqs are dense from 1)."""
+        from store import get_profile, observations_between
+
+        with self.store.transaction() as session:
+            count = get_profile(source_id, session=session).observation_count
+            last = count - offset
+            first = max(1, last - limit + 1)
+            if last < 1:
+                return []
+            rows = observations_between(source_id, first, last, session=session)
+        rows.reverse()
+        return rows
+
+    def observations_between(self, source_id: str, first: int, last: int) -> list[Observation]:
+        from store import observations_between
+
+        with self.store.transaction() as session:
+            return observations_between(source_id, max(1, first), last, session=session)
+
+    def severity_series(self, source_id: str) -> Iterator[tuple[int, str, int]]:
+        """Streamed ``(seq, observed_at, severity)``; the transaction lasts while it is read."""
+        from store import severity_series
+
+        with self.store.transaction() as session:
+            yield from severity_series(source_id, session=session)
+
+    def verify(
+        self, source_id: str, progress: Callable[[int, int], None] | None = None
+    ) -> VerifyResult:
+        """Walk the chain; ``progress`` may raise to cancel (the cursor is closed)."""
+        from store import verify_source
+
+        with self.store.transaction() as session:
+            return verify_source(source_id, session=session, progress=progress)
+
+    def observe(
+        self, source_id: str, text: str, result: Classification, rules: TrackingRules
+    ) -> tuple[Observation, SourceProfile]:
+        """Append one classified text in its own write transaction (all or nothing)."""
+        from store import append
+
+        with self.store.transaction(write=True) as session:
+            return append(
+                source_id,
+                result,
+                text=text,
+                store_text=self.settings.store_text,
+                rules=rules,
+                session=session,
+            )
+
+
+@dataclass(slots=True)
+class Services:
+    """Everything the app touches outside itself, passed into ``create_app``."""
+
+    engine: EngineService
+    store: StoreService
+    clock: Clock = field(default_factory=Clock)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, clock: Clock | None = None) -> Services:
+        return cls(EngineService(settings), StoreService(settings), clock or Clock())

@@ -14,9 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The analyst workbench on the embedded SQLite default (the user data directory).
 run: $(STAMP)
-	@echo "harmwatch: type or paste a text, then Ctrl-D to classify it (harmwatch classify -)."
-	$(BIN)/harmwatch classify -
+	$(BIN)/harmwatch tui
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -49,6 +49,10 @@ eval-es: $(STAMP)
 	$(BIN)/harmwatch validate custom $(EVAL)/mhc_es/mhc_spanish_scoped.csv \
 		--text-col test_case --label-col eval_label --positive positive --negative negative \
 		--group-col functionality --default-language es --markdown
+
+# SVG pictures of every workbench screen, rendered headless by the app factory the tests use.
+screenshots: $(STAMP)
+	$(BIN)/python -m tests.tui.screenshots --output screenshots
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache perf-report.json

@@ -4,16 +4,23 @@
 classifier, built on first use from the environment (HARMWATCH_TAXONOMY,
 HARMWATCH_MAX_TEXT_CHARS, TEXT_ANALYTICS_*). Front ends that hold their own
 settings build a ``Classifier`` with ``build_classifier(settings)`` instead.
+
+The names below load on first use (PEP 562): a front end that only needs
+``Settings`` (``harmwatch --version``, the workbench's first frame) does not
+pay the ~0.15 s of importing the classifier and the taxonomy models.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
+from typing import TYPE_CHECKING, Any
 
-from engine.classifier import Classifier
-from engine.result import Classification, DogwhistleMatch, Signal, Suppression
-from engine.settings import Settings
-from engine.taxonomy import LoadedTaxonomy, TaxonomyError, load_taxonomy
+if TYPE_CHECKING:
+    from engine.classifier import Classifier
+    from engine.result import Classification, DogwhistleMatch, Signal, Suppression
+    from engine.settings import Settings
+    from engine.taxonomy import LoadedTaxonomy, TaxonomyError, load_taxonomy
 
 __all__ = [
     "Classification",
@@ -30,6 +37,28 @@ __all__ = [
     "load_taxonomy",
 ]
 
+_LAZY: dict[str, str] = {
+    "Classifier": "engine.classifier",
+    "Classification": "engine.result",
+    "DogwhistleMatch": "engine.result",
+    "Signal": "engine.result",
+    "Suppression": "engine.result",
+    "Settings": "engine.settings",
+    "LoadedTaxonomy": "engine.taxonomy",
+    "TaxonomyError": "engine.taxonomy",
+    "load_taxonomy": "engine.taxonomy",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 _default: Classifier | None = None
 _default_lock = threading.Lock()
 
@@ -37,6 +66,8 @@ _default_lock = threading.Lock()
 def build_classifier(settings: Settings) -> Classifier:
     """A classifier configured from settings (taxonomy, text limit, amplifier)."""
     from engine.amplification import build_amplifier
+    from engine.classifier import Classifier
+    from engine.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(settings.taxonomy_path)
     key = settings.text_analytics_key.get_secret_value() if settings.text_analytics_key else None
@@ -55,6 +86,8 @@ def default_classifier() -> Classifier:
     if _default is None:
         with _default_lock:
             if _default is None:
+                from engine.settings import Settings
+
                 _default = build_classifier(Settings())
     return _default
 

@@ -12,7 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-LANGUAGES: tuple[str, ...] = ("en", "es", "fr", "ru", "ar", "ig", "yo", "ha")
+from engine.languages import LANGUAGES as LANGUAGES
+
 ROW_ID = re.compile(r"^D2\.4a-\d{3}$")
 MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 

@@ -298,9 +298,13 @@ def test_version() -> None:
 
 
 def _commands(command: Any, path: str = "harmwatch") -> Iterator[tuple[str, Any]]:
+    """Every command and group, loaded as running it would load it (the root is lazy)."""
     yield path, command
-    for name, sub in getattr(command, "commands", {}).items():
-        yield from _commands(sub, f"{path} {name}")
+    if not hasattr(command, "list_commands"):
+        return
+    ctx = command.make_context(path, [], resilient_parsing=True)
+    for name in command.list_commands(ctx):
+        yield from _commands(command.get_command(ctx, name), f"{path} {name}")
 
 
 def test_every_command_has_help() -> None:

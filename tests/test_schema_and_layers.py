@@ -55,3 +55,25 @@ def test_engine_imports_nothing_of_the_front_ends() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == ""
+
+
+def test_the_cli_loads_no_textual_and_only_the_command_it_runs() -> None:
+    """The CLI starts without textual, and each command module loads only when it runs.
+
+    Every command module is imported here too (as running each would), and still
+    textual stays out: only ``workbench.tui`` may import it.
+    """
+    code = (
+        "import sys, workbench.cli\n"
+        "early = [m for m in ('engine', 'store', 'api', 'fastapi', 'sqlalchemy', 'textual',"
+        " 'workbench.commands.classify') if m in sys.modules]\n"
+        "from workbench.cli import COMMANDS, command_module\n"
+        "for name in COMMANDS: command_module(name)\n"
+        "late = [m for m in sys.modules if m == 'textual' or m.startswith(('textual.',"
+        " 'workbench.tui'))]\n"
+        "print(','.join(early) + '|' + ','.join(late))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "|"

@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from engine import Settings
-from engine.taxonomy_models import LANGUAGES
+from engine.languages import LANGUAGES
+from engine.settings import Settings
 
 JsonFlag = Annotated[
     bool,

@@ -306,6 +306,11 @@ def open_store(settings: Settings, *, migrate: bool = True) -> Store:
         else:
             with store.unavailable_as_error(), engine.connect():
                 pass
+    except DBAPIError as exc:
+        # Anything else the driver says while opening (a file that is not a database,
+        # a schema it cannot read) means the same to the user: this store cannot be used.
+        store.dispose()
+        raise StoreUnavailable(store.url, _first_line(exc, store._secret)) from exc
     except BaseException:
         store.dispose()
         raise

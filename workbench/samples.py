@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import IO
 
 import orjson
 
@@ -110,7 +109,8 @@ class Columns:
     used only when present; a name the user gave must exist."""
 
     text: str = "text"
-    label: str = "expected_harmful"
+    label: str | None = "expected_harmful"
+    """``None``: the file has no labels (a triage run); every sample is "not scored"."""
     group: str | None = None
     language: str | None = None
     mechanism: str | None = None
@@ -185,11 +185,19 @@ class SampleReader:
 
     def __iter__(self) -> Iterator[Sample]:
         with self.path.open("rb") as stream:
-            lines = self._decoded(stream)
-            if self.fmt is SampleFormat.CSV:
-                yield from self._csv_samples(lines)
-            else:
-                yield from self._jsonl_samples(lines)
+            yield from self.samples(iter(partial(stream.readline, self._cap + 1), b""))
+
+    def samples(self, raw_lines: Iterable[bytes]) -> Iterator[Sample]:
+        """The samples in physical lines read elsewhere (a file that is still growing).
+
+        Each line is read as ``readline(line_cap(...) + 1)`` would return it, so a
+        longer one is reported rather than decoded; ``line`` counts them.
+        """
+        lines = self._decoded(raw_lines)
+        if self.fmt is SampleFormat.CSV:
+            yield from self._csv_samples(lines)
+        else:
+            yield from self._jsonl_samples(lines)
 
     def error(self, problem: str, line: int | None = None) -> SampleFileError:
         """A problem on ``line`` (default: the line just read)."""
@@ -201,9 +209,9 @@ class SampleReader:
 
     # -- physical lines ----------------------------------------------------------------
 
-    def _decoded(self, stream: IO[bytes]) -> Iterator[str]:
+    def _decoded(self, raw_lines: Iterable[bytes]) -> Iterator[str]:
         """Each physical line as text (newline kept, for the csv module), capped in bytes."""
-        while raw := stream.readline(self._cap + 1):
+        for raw in raw_lines:
             self.line += 1
             if len(raw) > self._cap:
                 raise self.error(
@@ -289,7 +297,9 @@ class SampleReader:
 
     def _require_columns(self, names: list[str], line: int) -> None:
         """Every column the user named (and the text and label ones) must be in the header."""
-        wanted = {"text": self.columns.text, "label": self.columns.label}
+        wanted = {"text": self.columns.text}
+        if self.columns.label is not None:
+            wanted["label"] = self.columns.label
         for field, (name, explicit) in self.columns.optional().items():
             if explicit:
                 wanted[field] = name
@@ -338,6 +348,8 @@ class SampleReader:
 
     def _label(self, record: Mapping[str, object], line: int) -> tuple[str, bool | None]:
         """The raw label and what it means; JSON true/false mean positive/negative."""
+        if self.columns.label is None:
+            return "", None
         value = self._required(record, "label", self.columns.label, line)
         if isinstance(value, bool):
             return ("true" if value else "false"), value

@@ -132,6 +132,14 @@ class TimelineBinned(Message):
     last: str | None
 
 
+@dataclass
+class SourceIdsFound(Message):
+    """The source ids starting with ``prefix`` (jump to a source); empty when none does."""
+
+    prefix: str
+    source_ids: list[str]
+
+
 # -- verify -----------------------------------------------------------------------------
 
 
@@ -158,9 +166,18 @@ class BenchmarkProgressed(Message):
 
 @dataclass
 class BenchmarkFinished(Message):
+    """The suite's report and regressions, then the legacy gate's report.
+
+    ``suite`` is the ``engine.benchmark.Suite`` that ran (its cases and
+    baselines); ``gate`` is None when the gate could not run, and
+    ``gate_error`` then says why.
+    """
+
     report: dict[str, Any]
     regressions: list[Any]
     gate: dict[str, Any] | None = None
+    suite: Any = None
+    gate_error: str | None = None
 
 
 # -- any job ----------------------------------------------------------------------------

@@ -17,10 +17,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engine import Classification, Classifier, Settings
+    from engine.benchmark import Regression, Suite
     from store import Observation, SourceProfile, Store, TrackingRules, VerifyResult
 
 ClassifyItem = tuple[str, str | None, str | None]
@@ -114,6 +117,57 @@ class EngineService:
 
         return TrackingRules.from_taxonomy(self.classifier.root, self.settings)
 
+    # -- benchmark ----------------------------------------------------------------------
+
+    @property
+    def baseline_tag(self) -> str:
+        """The suite result the loaded taxonomy was released with (``suite-1.0.0@194/194``)."""
+        return str(self.classifier.root.baseline_tag)
+
+    def benchmark_suite(self, path: str | Path | None = None) -> Suite:
+        """The suite file given, else the taxonomy's; raises ``TaxonomyError`` naming the file."""
+        from engine.benchmark import load_suite
+
+        if path is not None:
+            return load_suite(path=path)
+        return load_suite(self.classifier.taxonomy)
+
+    def warm_language(self, language: str) -> None:
+        """Compile one case language now (the first run compiles each in turn)."""
+        self.classifier.warm([self.classifier.resolve_language(language)[0]])
+
+    def run_benchmark(
+        self, suite: Suite, progress: Callable[[int], None] | None = None
+    ) -> tuple[dict[str, Any], list[Regression]]:
+        """The suite's report (``harmwatch benchmark run --json``) and its regressions.
+
+        ``progress(done)`` is called after each case; raising from it stops the run.
+        """
+        from engine.benchmark import regressions, run_suite
+
+        report = run_suite(self.classifier, suite, progress=progress)
+        return report, regressions(report, suite)
+
+    def run_legacy_gate(self) -> dict[str, Any]:
+        """The legacy gate's report (``harmwatch validate dehumanization --json``)."""
+        from engine.benchmark import load_gate, run_gate
+
+        return run_gate(self.classifier, load_gate(self.classifier.taxonomy))
+
+    @staticmethod
+    def result_tag(report: dict[str, Any]) -> str:
+        """A run's result as a ``baseline_tag`` would name it."""
+        from engine.benchmark import result_tag
+
+        return result_tag(report)
+
+    @staticmethod
+    def visible(text: str) -> str:
+        """The text with invisible characters shown as escapes (zero-width obfuscation)."""
+        from workbench.output import visible
+
+        return visible(text)
+
 
 class StoreService:
     """The tracking store for the app: opened in the warm-up worker, read in worker threads."""
@@ -170,6 +224,32 @@ class StoreService:
 
         with self.store.transaction() as session:
             return source_ids_with_prefix(prefix, session=session, limit=limit)
+
+    def check_source_id(self, source_id: str) -> str | None:
+        """Why ``source_id`` breaks the store's rule, or None if it is fine (no database call)."""
+        from store import InvalidSourceId, validate_source_id
+
+        try:
+            validate_source_id(source_id)
+        except InvalidSourceId as exc:
+            return str(exc)
+        return None
+
+    def suggest_source_id(self, prefix: str) -> str | None:
+        """The first known source id starting with ``prefix``; None if none or no store.
+
+        For completion as you type, so a store that is closed or failing gives
+        no suggestion rather than an error.
+        """
+        from store import StoreError
+
+        if not prefix or self._store is None:
+            return None
+        try:
+            found = self.source_ids(prefix, 1)
+        except StoreError:
+            return None
+        return found[0] if found else None
 
     def profile(self, source_id: str) -> SourceProfile:
         """Raises ``store.UnknownSource`` / ``store.InvalidSourceId``."""
@@ -231,6 +311,36 @@ class StoreService:
                 rules=rules,
                 session=session,
             )
+
+    def observe_many(
+        self, items: Sequence[tuple[str, str, Classification]], rules: TrackingRules
+    ) -> list[str | None]:
+        """Append many classified texts, each in its own write transaction, over one connection.
+
+        Per item, None once recorded, else why the store refused it (an invalid
+        source id, a text it cannot keep): that item is rolled back whole and the
+        rest go on. ``StoreUnavailable`` (the database went away) is raised.
+        """
+        from store import InvalidSourceId, InvalidTextError, append
+
+        outcomes: list[str | None] = []
+        with self.store.writer() as writer:
+            for source_id, text, result in items:
+                try:
+                    with writer.transaction() as conn:
+                        append(
+                            source_id,
+                            result,
+                            text=text,
+                            store_text=self.settings.store_text,
+                            rules=rules,
+                            session=conn,
+                        )
+                except (InvalidSourceId, InvalidTextError) as exc:
+                    outcomes.append(str(exc))
+                else:
+                    outcomes.append(None)
+        return outcomes
 
 
 @dataclass(slots=True)

@@ -82,17 +82,25 @@ class TextObserved(Message):
 
 @dataclass
 class TriageStarted(Message):
-    """``total`` is None when following a growing file (lines are counted as seen)."""
+    """``total`` is None when following a growing file (lines are counted as seen).
+
+    Every triage message carries the run's ``generation``: a run replaced by
+    another may still post once before its thread notices.
+    """
 
     path: str
     total: int | None
+    generation: int = 0
 
 
 @dataclass
 class TriageBatchClassified(Message):
+    """Rows (``triage_job.TriageRow``) classified since the last report; totals so far."""
+
     done: int
     rows: list[Any]
     recorded: int = 0
+    generation: int = 0
 
 
 @dataclass
@@ -100,12 +108,23 @@ class TriageNotice(Message):
     """Something the analyst should know mid-job (a file truncated or rotated)."""
 
     text: str
+    generation: int = 0
 
 
 @dataclass
 class TriageFinished(Message):
     done: int
     recorded: int
+    error: str | None = None
+    generation: int = 0
+
+
+@dataclass
+class TriageExported(Message):
+    """Results were written as JSONL (``error`` says why not); ``name`` is the file's name."""
+
+    name: str
+    count: int
     error: str | None = None
 
 

@@ -167,7 +167,7 @@ class Follower:
         cap: int,
         should_stop: Callable[[], bool],
         on_idle: Callable[[], None] = lambda: None,
-        on_notice: Callable[[str], None] = lambda text: None,
+        on_notice: Callable[[str], object] = lambda text: None,
         poll: float = POLL,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -272,10 +272,10 @@ class TriageJob:
     classify_many: ClassifyMany
     check: TextCheck
     max_text_chars: int
-    emit: Callable[[int, list[TriageRow], int], None]
+    emit: Callable[[int, list[TriageRow], int], object]
     should_stop: Callable[[], bool]
     record: Callable[[list[TriageRow]], int] | None = None
-    notice: Callable[[str], None] = lambda text: None
+    notice: Callable[[str], object] = lambda text: None
     monotonic: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     poll: float = POLL

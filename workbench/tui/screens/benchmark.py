@@ -220,7 +220,7 @@ class BenchmarkScreen(WorkbenchScreen):
     def _progressed(self, message: BenchmarkProgressed) -> None:
         bar = self.query_one(JobProgress)
         if bar.total is None:
-            bar.start(message.total, "benchmark")
+            bar.start(message.total)
         bar.advance_to(message.done, message.total)
 
     @on(JobCancelled)

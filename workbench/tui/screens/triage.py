@@ -94,11 +94,11 @@ class TriageScreen(WorkbenchScreen):
     """Open a file (``o``), watch it being classified, browse and filter the verdicts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open", "Open file"),
+        Binding("o", "open", "File"),
         Binding("h", "harmful", "Harmful"),
         Binding("s", "suppressed", "Suppressed"),
         Binding("m", "mechanism", "Mechanism"),
-        Binding("w", "write", "Write JSONL"),
+        Binding("w", "write", "Export"),
         Binding("escape", "cancel", "Cancel job", show=False),
     ]
 
@@ -239,8 +239,8 @@ class TriageScreen(WorkbenchScreen):
         message.stop()
         if message.generation != self.generation:
             return
-        label = f"following {message.path}" if message.total is None else message.path
-        self.progress.start(message.total, label)
+        # The status line above names the file; this line only says how far the job is.
+        self.progress.start(message.total, "following" if message.total is None else "")
         self._show_status()
 
     @on(TriageBatchClassified)

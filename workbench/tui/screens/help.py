@@ -45,7 +45,7 @@ class HelpScreen(WorkbenchModal):
             yield Static(HINT, id="help-hint")
 
     def key_groups(self) -> list[tuple[str, list[tuple[str, str, bool]]]]:
-        """``(group title, [(keys, description, enabled)])``: the screen, focused widgets, app.
+        """``(group title, [(keys, description, enabled)])``: the screen, the app, the focus.
 
         One row per action: ``up`` and ``k`` bound to the same action share a row.
         """
@@ -117,15 +117,15 @@ def screen_title(screen: Screen[object]) -> str:
 
 
 def _rank(node: DOMNode, under: Screen[object]) -> int:
-    """The screen's keys first, then the focused widget's, the app's last."""
+    """The screen's keys first, then the app's, the focused widget's (cursor keys) last."""
     if node is under:
         return 0
-    return 2 if isinstance(node, App) else 1
+    return 1 if isinstance(node, App) else 2
 
 
 def _group_title(node: DOMNode, under: Screen[object]) -> str:
     if isinstance(node, App):
         return "Everywhere"
     if node is under:
-        return f"{screen_title(under)} screen"
-    return f"Focused: {type(node).__name__}"
+        return "This screen"
+    return f"In the focused {type(node).__name__}"

@@ -149,6 +149,8 @@ class TimelineBinned(Message):
     averages: list[float]
     first: str | None
     last: str | None
+    records: int = 0
+    """How many records were binned (the strip says how many each column holds)."""
 
 
 @dataclass

@@ -201,7 +201,12 @@ class SourceScreen(WorkbenchScreen):
         timeline = binner.result()
         self.post_message(
             TimelineBinned(
-                source_id, timeline.bins, timeline.averages, timeline.first, timeline.last
+                source_id,
+                timeline.bins,
+                timeline.averages,
+                timeline.first,
+                timeline.last,
+                timeline.records,
             )
         )
 
@@ -209,7 +214,7 @@ class SourceScreen(WorkbenchScreen):
     def _binned(self, message: TimelineBinned) -> None:
         if message.source_id == self.source_id:
             self.query_one(SeverityTimeline).show(
-                message.bins, message.averages, message.first, message.last
+                message.bins, message.averages, message.first, message.last, message.records
             )
 
     # -- actions ------------------------------------------------------------------------

@@ -64,7 +64,7 @@ class VerifyScreen(WorkbenchModal):
             yield Static("esc closes", id="verify-hint")
 
     def on_mount(self) -> None:
-        self.query_one(JobProgress).start(self.expected, "verifying")
+        self.query_one(JobProgress).start(self.expected)
         self.query_one("#verify-hint", Static).update("esc cancels")
         self._verify(self.source_id)
 
@@ -140,13 +140,13 @@ class VerifyScreen(WorkbenchModal):
         if result.intact:
             noun = "record" if result.checked == 1 else "records"
             summary = f"intact, {result.checked:,} {noun}"
-            progress.finish(summary)
+            progress.finish("done")
             outcome.update(Text(f"✓ {summary}", style="bold"))
             outcome.set_class(True, "-intact")
         else:
             seq = result.first_broken_seq
             summary = f"broken at seq {seq}"
-            progress.finish(summary)
+            progress.finish("broken")
             text = Text(f"✗ {summary}", style="bold")
             text.append(f"\n{result.reason or 'no reason given'}", style="not bold")
             outcome.update(text)
@@ -207,14 +207,19 @@ def _record_text(seq: int, record: Observation | None, field: str, value: str | 
     if record is None:
         text.append("not in the store")
         return text
-    text.append(f"observed  {record.observed_at[:19]}\n")
-    text.append(f"mechanism {record.harm_mechanism or '—'}\n")
-    text.append(f"severity  {record.severity}\n")
-    text.append(f"{field:<11}", style="bold")
-    text.append(f"{value or '—'}", style="bold")
+    text.append(f"observed    {record.observed_at[:19].replace('T', ' ')}\n")
+    text.append(f"mechanism   {record.harm_mechanism or '—'}\n")
+    text.append(f"severity    {record.severity}\n")
+    text.append(f"{field:<12}", style="bold")
+    text.append(_short_hash(value), style="bold")
     if field == "prev_hash":
-        text.append(f"\nrecord_hash {record.record_hash}", style="dim")
+        text.append(f"\nrecord_hash {_short_hash(record.record_hash)}", style="dim")
     return text
+
+
+def _short_hash(value: str | None) -> str:
+    """Sixteen hex digits: enough to see two hashes differ, short enough for 80 columns."""
+    return f"{value[:16]}…" if value else "—"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -72,6 +72,7 @@ class SeverityTimeline(Vertical):
         averages: Sequence[float],
         first: str | None,
         last: str | None,
+        records: int = 0,
     ) -> None:
         """Draw a binned series (an empty one reads "no observations")."""
         strip = self.query_one(SeverityStrip)
@@ -87,10 +88,16 @@ class SeverityTimeline(Vertical):
         sparkline.styles.width = len(bins)
         sparkline.data = list(averages)
         left, right = short_date(first), short_date(last)
-        if len(bins) >= len(left) + len(right) + 2:
-            dates.update(left + right.rjust(len(bins) - len(left)))
+        per_column = records / len(bins) if records else 1.0
+        if per_column <= 1:
+            scale = "one record per column"
         else:
-            dates.update(f"{left} → {right}")
+            amount = f"{per_column:,.0f}" if per_column >= 10 else f"{per_column:.1f}"
+            scale = f"~{amount} records per column (max severity)"
+        if len(bins) >= len(left) + len(right) + 2:
+            dates.update(f"{left}{right.rjust(len(bins) - len(left))} · {scale}")
+        else:
+            dates.update(f"{left} → {right} · {scale}")
 
     def show_failure(self, reason: str) -> None:
         self.query_one(SeverityStrip).show([], reason)

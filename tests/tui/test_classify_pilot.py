@@ -12,6 +12,7 @@ from typing import TypeVar
 
 import orjson
 import pytest
+from rich.style import Style
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
@@ -24,6 +25,7 @@ from workbench.tui.screens import classify
 from workbench.tui.screens.classify import ClassifyScreen
 from workbench.tui.screens.observe import ObserveScreen
 from workbench.tui.services import EngineService, Services, StoreService
+from workbench.tui.themes import THEMES
 from workbench.tui.widgets.signal_list import SignalList
 from workbench.tui.widgets.span_view import SpanView
 from workbench.tui.widgets.verdict_bar import VerdictBar
@@ -31,6 +33,7 @@ from workbench.tui.widgets.verdict_bar import VerdictBar
 pytestmark = pytest.mark.anyio
 
 T = TypeVar("T")
+LIGHT_SEV_3 = next(theme for theme in THEMES if theme.name == "harmwatch-light").variables["sev-3"]
 HARMFUL = "Those migrants are vermin."
 BENIGN = "Newcomers opened a bakery on our street."
 
@@ -179,11 +182,31 @@ async def test_f6_opens_the_languages_and_a_choice_reclassifies(make_app: AppFac
         await pilot.pause()
         select = app.screen.query_one("#classify-language", Select)
         assert select.expanded
-        assert "es" in app.services.engine.languages
-        select.value = "es"
+        second = app.services.engine.languages[1]
+        await pilot.press("down", "enter")
         await settle(pilot)
-        assert classify_screen(app).language == "es"
-        assert "language es" in verdict_of(app)
+        assert select.value == second
+        assert app.focused is app.screen.query_one("#classify-editor", TextArea)
+        assert classify_screen(app).language == second
+        assert f"language {second}" in verdict_of(app)
+
+
+async def test_a_theme_switch_recolours_the_spans(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await show(pilot, HARMFUL)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert app.theme == "harmwatch-light"
+        body = app.screen.query_one(SpanView).query_one("#span-text", Static).content
+        assert isinstance(body, Text)
+        backgrounds = {
+            str(span.style.bgcolor.name)
+            for span in body.spans
+            if isinstance(span.style, Style) and span.style.bgcolor is not None
+        }
+        assert backgrounds == {LIGHT_SEV_3}
 
 
 async def test_f7_context_names_the_target_of_a_pronoun(make_app: AppFactory) -> None:

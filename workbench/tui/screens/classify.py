@@ -67,6 +67,7 @@ class ClassifyScreen(WorkbenchScreen):
         self._pending = False
         self._observing = False
         self._queued: tuple[str, str | None] | None = None
+        self._picking_language = False
 
     # -- layout -------------------------------------------------------------------------
 
@@ -182,6 +183,11 @@ class ClassifyScreen(WorkbenchScreen):
         if isinstance(event.value, str):
             self.language = event.value
             self._request()
+        if self._picking_language:
+            # Picked from the list that f6 opened: back to the text, to keep typing
+            # (after the Select has taken the focus back from its list).
+            self._picking_language = False
+            self.call_after_refresh(self.query_one("#classify-editor", TextArea).focus)
 
     def _request(self) -> None:
         """Classify what is in the box now (debounced); empty text clears the verdict."""
@@ -289,6 +295,7 @@ class ClassifyScreen(WorkbenchScreen):
         if not self.workbench.engine_ready:
             self.notify("The languages are known once the taxonomy has loaded.")
             return
+        self._picking_language = True
         select.focus()
         select.expanded = True
 

@@ -58,6 +58,7 @@ class WorkbenchApp(App[None]):
         Binding("f4", "mode('sources')", "Sources"),
         Binding("f5", "mode('benchmark')", "Benchmark"),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("escape", "cancel_or_back", "Cancel / back", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 - Textual declares it
@@ -169,6 +170,11 @@ class WorkbenchApp(App[None]):
         while isinstance(self.screen, SourceScreen):
             self.pop_screen()
         self.push_screen(SourceScreen(source_id))
+
+    def action_cancel_or_back(self) -> None:
+        """Escape, when no screen or widget took it: cancel the running job, else go back."""
+        if not self.cancel_jobs() and len(self.screen_stack) > 1:
+            self.pop_screen()
 
     def cancel_jobs(self) -> bool:
         """Cancel the current screen's running job, if any; whether there was one."""

@@ -16,7 +16,7 @@ from engine import Settings
 from tests.tui.conftest import SIZE, AppFactory, settle, wait_ready
 from tests.tui.conftest import seed as seed_store
 from workbench.tui.commands import running_job
-from workbench.tui.messages import JobCancelled
+from workbench.tui.messages import BenchmarkFinished, JobCancelled
 from workbench.tui.screens.benchmark import BenchmarkScreen
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.source import SourceScreen
@@ -116,6 +116,20 @@ async def test_palette_source_search_opens_the_source(make_app: AppFactory, seed
 
 
 @pytest.mark.anyio
+async def test_palette_runs_the_benchmark_from_another_mode(make_app: AppFactory) -> None:
+    seen: list[object] = []
+    app = make_app()
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await wait_ready(pilot)
+        await open_palette(pilot, "run the benchmark")
+        await pilot.press("enter")
+        await settle(pilot)
+        await settle(pilot)
+        assert app.current_mode == "benchmark"
+        assert any(isinstance(m, BenchmarkFinished) for m in seen)
+
+
+@pytest.mark.anyio
 async def test_palette_cancels_the_running_job(
     make_app: AppFactory, engine_service: EngineService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -174,7 +188,9 @@ def test_help_snapshot(snap_compare: Any, make_app: AppFactory) -> None:
 
     async def run_before(pilot: Pilot[None]) -> None:
         await wait_ready(pilot)
-        await pilot.press("f5", "f1")
+        await pilot.press("f5")
+        await settle(pilot)  # the screen has focused its first table: its keys are listed too
+        await pilot.press("f1")
         await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)

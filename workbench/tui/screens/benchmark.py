@@ -41,12 +41,22 @@ PROGRESS_SECONDS = 0.1
 
 CASE_COLUMNS = (
     Column("", width=1),
-    Column("case", width=13),
+    Column("case", width=14),
     Column("lang", width=5),
     Column("expected", width=17),
     Column("got", width=17),
     Column("text", minimum=10),
 )
+WIDE_CASE_COLUMNS = (
+    Column("", width=1),
+    Column("case", width=20),
+    Column("lang", width=5),
+    Column("expected", width=27),
+    Column("got", width=27),
+    Column("text", minimum=10),
+)
+"""From 120 columns on, case ids and verdict labels are shown in full."""
+WIDE = 120
 
 
 class _Cancelled(Exception):  # noqa: N818 - a signal, not an error
@@ -112,6 +122,13 @@ class BenchmarkScreen(WorkbenchScreen):
         self.watch(self.workbench, "engine_ready", self._engine_changed, init=False)
         self._show_intro()
         self._show_filter()
+
+    def on_resize(self) -> None:
+        table = self.query_one("#benchmark-cases", PagedTable)
+        columns = WIDE_CASE_COLUMNS if self.size.width >= WIDE else CASE_COLUMNS
+        if table.columns != columns:
+            table.columns = columns
+            table.refresh()
 
     def on_screen_resume(self) -> None:
         if self._finished is None and not self.running:

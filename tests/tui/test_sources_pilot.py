@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.widgets import Input, Static
 
 from engine import Settings
-from store import TrackingRules, VerifyResult, append, list_profiles, open_store
-from tests.store_fixtures import classified
+from store import VerifyResult, append, list_profiles, open_store
 from tests.tui.conftest import SIZE, T0, AppFactory, seed, settle, wait_ready
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.messages import (
@@ -120,17 +120,22 @@ async def until(pilot: Any, done: Callable[[], bool], what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def seed_long_chain(settings: Settings, rules: TrackingRules, source_id: str, n: int) -> None:
-    """``n`` records in one write transaction (one commit: fast), severities cycling 0..4."""
+def seed_long_chain(engine: EngineService, settings: Settings, source_id: str, n: int) -> None:
+    """``n`` records in one write transaction (one commit: fast), severities cycling 0..4.
+
+    Five texts are classified once and recorded over and over: a chain may repeat a text.
+    """
+    texts = (BENIGN[0], SEV1, SEV2, SEV3, SEV4)
+    results = [engine.classify(text) for text in texts]
+    rules = engine.tracking_rules()
     store = open_store(settings)
     try:
         with store.transaction(write=True) as session:
             for index in range(n):
-                text = f"record {index}"
                 append(
                     source_id,
-                    classified(index % 5, text),
-                    text=text,
+                    results[index % 5],
+                    text=texts[index % 5],
                     store_text=True,
                     rules=rules,
                     session=session,
@@ -298,8 +303,10 @@ async def test_an_unusable_store_is_named_and_nothing_crashes(
     async with app.run_test(size=SIZE) as pilot:
         table = await open_sources(pilot)
         assert app.store_status == "unavailable"
-        assert table.empty.startswith("tracking store unavailable: ")
-        assert app.store_reason in table.empty
+        assert table.total == 0 and "unavailable" in table.empty
+        header = static_text(app, "#sources-header")
+        assert header == f"tracking store unavailable: {app.store_reason}"
+        assert "track.db" in header  # the reason names the database
         for key in ("r", "slash", "v", "ctrl+r", "enter", "G"):
             await pilot.press(key)
             await settle(pilot)
@@ -314,6 +321,7 @@ async def test_a_file_that_is_not_a_database_is_named(make_app: AppFactory, tmp_
         table = await open_sources(pilot)
         assert app.store_status == "unavailable"
         assert "unavailable" in table.empty
+        assert "notes.db" in static_text(app, "#sources-header")
 
 
 async def test_g_on_a_large_list_lands_on_the_last_row(
@@ -424,7 +432,7 @@ async def test_escape_cancels_a_long_verify(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A real walk of 6,000 records whose first progress call waits for the escape key."""
-    seed_long_chain(tui_settings, engine_service.tracking_rules(), "forum:long", 6000)
+    seed_long_chain(engine_service, tui_settings, "forum:long", 6000)
     pressed = threading.Event()
     calls: list[int] = []
     real_verify = StoreService.verify
@@ -472,7 +480,7 @@ async def test_app_cancel_jobs_cancels_a_verify(
     engine_service: EngineService,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    seed_long_chain(tui_settings, engine_service.tracking_rules(), "forum:long", 2500)
+    seed_long_chain(engine_service, tui_settings, "forum:long", 2500)
     pressed = threading.Event()
     real_verify = StoreService.verify
 
@@ -506,7 +514,7 @@ async def test_app_cancel_jobs_cancels_a_verify(
 async def test_verify_progress_is_throttled_and_ends_with_the_total(
     make_app: AppFactory, tui_settings: Settings, engine_service: EngineService
 ) -> None:
-    seed_long_chain(tui_settings, engine_service.tracking_rules(), "forum:long", 4500)
+    seed_long_chain(engine_service, tui_settings, "forum:long", 4500)
     seen: list[object] = []
     app = make_app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -517,3 +525,23 @@ async def test_verify_progress_is_throttled_and_ends_with_the_total(
         progressed = [m for m in seen if isinstance(m, ChainVerifyProgressed)]
         assert progressed and (progressed[-1].checked, progressed[-1].total) == (4500, 4500)
         assert "intact, 4,500 records" in static_text(app, "#verify-outcome")
+
+
+async def test_a_new_theme_recolours_the_rows(make_app: AppFactory, ranked: Settings) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        table = await open_sources(pilot)
+        await pilot.press("down")
+        before = table.row_at(0)
+        assert isinstance(before, ProfileRow) and before.profile.risk_level == "critical"
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        after = table.row_at(0)
+        assert isinstance(after, ProfileRow)
+        assert isinstance(after[0], Text) and isinstance(before[0], Text)
+        assert str(after[0].style) != str(before[0].style)
+        assert app.theme_variables["sev-4"] in str(after[0].style)
+        assert table.cursor_row == 1
+        await pilot.press("escape")  # no jump box open: the key is not the list's
+        await settle(pilot)
+        assert isinstance(app.screen, SourcesScreen)

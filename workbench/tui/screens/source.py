@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 COLUMNS = (
     Column("time", 16),
-    Column("mechanism", 16),
+    Column("mechanism", 17),
     Column("sev", 3, justify="right"),
     Column("record", 8),
     Column("text", None, minimum=8),
@@ -112,6 +112,18 @@ class SourceScreen(WorkbenchScreen):
         self.sub_title = self.source_id
         self.query_one(PagedTable).focus()
         self.watch(self.workbench, "store_status", self._store_status_changed, init=True)
+        # The signal comes after the new theme's variables are in place (a watch on
+        # ``theme`` would run before them).
+        self.app.theme_changed_signal.subscribe(self, self._recolour)
+
+    def _recolour(self, _theme: object = None) -> None:
+        """Rows carry their colours (they are built in a thread): rebuild them for a new theme."""
+        table = self.query_one(PagedTable)
+        if isinstance(table.source, StoreObservationRows):
+            rows = StoreObservationRows(
+                self.services.store, self.source_id, self.app.theme_variables
+            )
+            table.set_source(rows, table.total, cursor=table.cursor_row)
 
     def _store_status_changed(self, status: str) -> None:
         if status == "open":

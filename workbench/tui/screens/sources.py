@@ -127,6 +127,24 @@ class SourcesScreen(WorkbenchScreen):
     def on_mount(self) -> None:
         self._suspended = False
         self.watch(self.workbench, "store_status", self._store_status_changed, init=True)
+        # The signal comes after the new theme's variables are in place (a watch on
+        # ``theme`` would run before them).
+        self.app.theme_changed_signal.subscribe(self, self._recolour)
+
+    def _recolour(self, _theme: object = None) -> None:
+        """Rows carry their colours (they are built in a thread): rebuild them for a new theme."""
+        table = self.table
+        if isinstance(table.source, StoreSourceRows):
+            source = StoreSourceRows(
+                self.services.store, table.source.risk, self.app.theme_variables, table.source.now
+            )
+            table.set_source(source, table.total, cursor=table.cursor_row)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # escape closes the jump box only while it is open; otherwise it is the app's.
+        if action == "close_jump":
+            return self.query_one("#sources-jump", Input).has_class("-open")
+        return True
 
     def on_screen_suspend(self) -> None:
         self._suspended = True
@@ -148,9 +166,10 @@ class SourcesScreen(WorkbenchScreen):
             self.load()
         elif status == "unavailable":
             reason = self.workbench.store_reason or "the tracking store could not be opened"
-            self.table.empty = f"tracking store unavailable: {reason}"
+            # The reason names the database and can be long: the header wraps, a row cannot.
+            self.table.empty = "no sources to show: the tracking store is unavailable"
             self.table.set_source(None, 0)
-            self._header("store unavailable")
+            self._header(f"tracking store unavailable: {reason}", error=True)
         else:
             self.table.empty = "opening the tracking store…"
             self.table.set_source(None, 0)
@@ -194,9 +213,9 @@ class SourcesScreen(WorkbenchScreen):
     @on(JobFailed)
     def _failed(self, message: JobFailed) -> None:
         if message.job == "sources":
-            self.table.empty = message.reason
+            self.table.empty = "no sources to show: the tracking store could not be read"
             self.table.set_source(None, 0)
-            self._header("cannot read the sources")
+            self._header(f"cannot read the sources: {message.reason}", error=True)
         elif message.job == "sources-jump":
             self.notify(message.reason, title="Jump to source", severity="error")
 
@@ -219,10 +238,13 @@ class SourcesScreen(WorkbenchScreen):
             noun = "source" if self.total == 1 else "sources"
             self._header(f"{scope} · {self.total:,} {noun}")
 
-    def _header(self, text: str) -> None:
+    def _header(self, text: str, *, error: bool = False) -> None:
+        header = self.query_one("#sources-header", Static)
+        header.set_class(error, "-error")
         line = Text(text, style="bold")
-        line.append("   r risk · / jump · enter open · v verify", style="dim not bold")
-        self.query_one("#sources-header", Static).update(line)
+        if not error:
+            line.append("   r risk · / jump · enter open · v verify", style="dim not bold")
+        header.update(line)
 
     # -- actions ------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ cancel, and errors shown rather than raised."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import orjson
@@ -226,14 +227,23 @@ async def test_a_followed_file_is_classified_as_it_grows(
 async def test_escape_cancels_a_big_job(make_app: AppFactory, tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "big.jsonl", mixed(200_000))
     seen: list[object] = []
+    cancelled_at: list[float] = []
+
+    def hook(message: object) -> None:
+        seen.append(message)
+        if isinstance(message, JobCancelled):
+            cancelled_at.append(time.monotonic())
+
     app = make_app()
-    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         screen = await open_triage(pilot)
         screen.start(TriageOptions(path))
         await wait_for(pilot, lambda: len(screen.rows) > 0)
         assert screen.running
+        pressed = time.monotonic()
         await pilot.press("escape")
         await settle(pilot)
+        assert cancelled_at and cancelled_at[0] - pressed < 0.5  # 200 ms is the target
         assert any(isinstance(m, JobCancelled) and m.job == "triage" for m in seen)
         assert not any(isinstance(m, TriageFinished) for m in seen)
         assert 0 < len(screen.rows) < 200_000

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 BATCH = 100
 """Texts per ``classify_many`` call (and per recording writer)."""
-EMIT_INTERVAL = 0.1
+EMIT_INTERVAL = 0.25
 """Seconds between two progress reports; the last report always goes out."""
 POLL = 0.2
 """Seconds between two looks at a followed file that has nothing new."""

@@ -11,7 +11,7 @@ event loop stays free whatever the file's size.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -60,6 +60,9 @@ COLUMNS = (
     Column("text", None, minimum=10),
 )
 SNIPPET_CHARS = 200
+CACHED_PAGES = 8
+GROW_INTERVAL = 0.5
+"""Seconds between two repaints of the table for rows that land below the fold."""
 EMPTY = "press o to open a .jsonl or .csv file"
 DASH = "—"
 
@@ -78,6 +81,7 @@ class TriageSource:
         self.screen = screen
         self.keep = keep
         """Indices into ``screen.rows`` (None: every row)."""
+        self._pages: OrderedDict[tuple[int, int, str], Sequence[Row]] = OrderedDict()
 
     def count(self) -> int:
         return len(self.screen.rows) if self.keep is None else len(self.keep)
@@ -86,8 +90,18 @@ class TriageSource:
         return position if self.keep is None else self.keep[position]
 
     def rows(self, offset: int, limit: int) -> Sequence[Row]:
+        """Formatted rows, kept for a few pages: the table asks for a page per line it draws."""
         end = min(self.count(), offset + limit)
-        return [self.screen.format_row(self.index(position)) for position in range(offset, end)]
+        key = (offset, end, self.screen.app.theme)
+        page = self._pages.get(key)
+        if page is None:
+            page = [self.screen.format_row(self.index(number)) for number in range(offset, end)]
+            self._pages[key] = page
+            if len(self._pages) > CACHED_PAGES:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end(key)
+        return page
 
 
 class TriageScreen(WorkbenchScreen):
@@ -119,6 +133,7 @@ class TriageScreen(WorkbenchScreen):
         self.notice = ""
         self.source = TriageSource(self, None)
         self._palette: tuple[str, dict[int, str]] | None = None
+        self._grown_at = 0.0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -266,9 +281,25 @@ class TriageScreen(WorkbenchScreen):
             if keep is not None and self._kept(row):
                 keep.append(index)
         self.recorded = message.recorded
-        self.table.grow(self.source.count())
+        self._grow()
         self.progress.advance_to(message.done)
         self._show_status()
+
+    def _grow(self, *, now: bool = False) -> None:
+        """Show new rows: at once when they land on screen, else at most every half second.
+
+        Growing the table repaints it and its scrollbar, the main cost on the
+        event loop during a run; rows below the fold need not be drawn sooner.
+        """
+        table = self.table
+        count = self.source.count()
+        if count == table.total:
+            return
+        on_screen = table.total < int(table.scroll_offset.y) + table.size.height
+        tick = time.monotonic()
+        if now or on_screen or tick - self._grown_at >= GROW_INTERVAL:
+            table.grow(count)
+            self._grown_at = tick
 
     @on(TriageNotice)
     def _notice(self, message: TriageNotice) -> None:
@@ -284,6 +315,7 @@ class TriageScreen(WorkbenchScreen):
         message.stop()
         if message.generation != self.generation:
             return
+        self._grow(now=True)
         if message.error is not None:
             self._error(message.error)
         if self.progress.running:
@@ -296,6 +328,7 @@ class TriageScreen(WorkbenchScreen):
         if message.job != "triage":
             return
         message.stop()
+        self._grow(now=True)
         if self.progress.running:
             self.progress.finish("cancelled")
         self._show_status()
@@ -408,7 +441,7 @@ class TriageScreen(WorkbenchScreen):
 
     def _error(self, text: str) -> None:
         error = self.query_one("#triage-error", Static)
-        error.update(text)
+        error.update(text)  # its height follows the text: layout needed
         error.display = bool(text)
 
     def _show_status(self) -> None:
@@ -426,8 +459,9 @@ class TriageScreen(WorkbenchScreen):
             if self.notice:
                 parts.append(self.notice)
             status = " · ".join(parts)
-        self.query_one("#triage-status", Static).update(status)
-        self.query_one("#triage-counters", Static).update(self._counters())
+        # One line each, whatever the text: no layout pass needed.
+        self.query_one("#triage-status", Static).update(status, layout=False)
+        self.query_one("#triage-counters", Static).update(self._counters(), layout=False)
 
     def _counters(self) -> Text:
         line = Text()

@@ -168,7 +168,9 @@ async def test_rows_are_recorded_into_their_sources(
         finished = [m for m in seen if isinstance(m, TriageFinished)]
         assert [(m.done, m.recorded, m.error) for m in finished] == [(32, 30, None)]
         assert screen.not_recorded == 2
-        assert "30 recorded, 2 not (line 31:" in status(screen)
+        assert "30 recorded, 2 not" in status(screen)
+        problems = str(screen.query_one("#triage-error", Static).render())
+        assert problems.startswith("not recorded: line 31: ")
     store = open_store(tui_settings)
     try:
         with store.transaction() as session:

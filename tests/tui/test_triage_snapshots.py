@@ -42,7 +42,7 @@ async def triage_screen(pilot: Pilot[None]) -> TriageScreen:
 def test_triage_results(snap_compare: Any, make_app: AppFactory, tmp_path: Path) -> None:
     """Eight rows of a JSONL file, triaged.
 
-    You should see "posts.jsonl · 8 rows · 3 harmful · 2 with suppressed signals",
+    You should see "posts.jsonl · 8 rows · 3 harmful · 2 suppressed",
     the progress line "8/8 rows · 0/s · done", the counters (animalization 1 ·
     demonization 1 · direct_call_to_violence 1), and the table: lines 1-8 with
     HARMFUL on lines 1, 4 and 6, a suppressed count of 1 on lines 3 and 7.
@@ -60,9 +60,9 @@ def test_triage_results(snap_compare: Any, make_app: AppFactory, tmp_path: Path)
 def test_triage_following(snap_compare: Any, make_app: AppFactory, tmp_path: Path) -> None:
     """A followed file after it grew from four lines to six.
 
-    You should see "posts.jsonl · 6 rows · 3 harmful · 1 with suppressed
-    signals", the progress line "following · 6 rows seen · 0/s · esc cancels",
-    and six rows in the table (lines 1-6, HARMFUL on 1, 4 and 6).
+    You should see "posts.jsonl · 6 rows · 3 harmful · 1 suppressed", the
+    progress line "following · 6 rows seen · 0/s · esc cancels", and six rows
+    in the table (lines 1-6, HARMFUL on 1, 4 and 6).
     """
     path = write_jsonl(tmp_path / "posts.jsonl", TEXTS[:4])
 

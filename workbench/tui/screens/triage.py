@@ -64,6 +64,7 @@ CACHED_PAGES = 8
 GROW_INTERVAL = 0.5
 """Seconds between two repaints of the table for rows that land below the fold."""
 EMPTY = "press o to open a .jsonl or .csv file"
+NO_FILE = "no file open"
 DASH = "—"
 
 
@@ -129,6 +130,7 @@ class TriageScreen(WorkbenchScreen):
         self.suppressed = 0
         self.not_recorded = 0
         self.first_not_recorded = ""
+        self.job_error = ""
         self.recorded = 0
         self.notice = ""
         self.source = TriageSource(self, None)
@@ -137,7 +139,7 @@ class TriageScreen(WorkbenchScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(EMPTY, id="triage-status")
+        yield Static(NO_FILE, id="triage-status")
         yield JobProgress(
             monotonic=self.services.clock.monotonic, unit="rows", id="triage-progress"
         )
@@ -181,7 +183,7 @@ class TriageScreen(WorkbenchScreen):
         self.rows = []
         self.mechanisms.clear()
         self.harmful = self.suppressed = self.not_recorded = self.recorded = 0
-        self.first_not_recorded = self.notice = ""
+        self.first_not_recorded = self.notice = self.job_error = ""
         self.harmful_only = self.suppressed_only = False
         self.mechanism = None
         self._error("")
@@ -278,6 +280,7 @@ class TriageScreen(WorkbenchScreen):
                 self.not_recorded += 1
                 if not self.first_not_recorded:
                     self.first_not_recorded = f"line {row.line}: {row.not_recorded}"
+                    self._show_problems()
             if keep is not None and self._kept(row):
                 keep.append(index)
         self.recorded = message.recorded
@@ -440,21 +443,29 @@ class TriageScreen(WorkbenchScreen):
         )
 
     def _error(self, text: str) -> None:
+        self.job_error = text
+        self._show_problems()
+
+    def _show_problems(self) -> None:
+        """The job's error and the first row that could not be recorded, under the counters."""
+        lines = [self.job_error] if self.job_error else []
+        if self.first_not_recorded:
+            lines.append(f"not recorded: {self.first_not_recorded} (the first of these)")
         error = self.query_one("#triage-error", Static)
-        error.update(text)  # its height follows the text: layout needed
-        error.display = bool(text)
+        error.update("\n".join(lines))  # its height follows the text: layout needed
+        error.display = bool(lines)
 
     def _show_status(self) -> None:
         options = self.options
         if options is None:
-            status = EMPTY
+            status = NO_FILE
         else:
             parts = [options.path.name, f"{len(self.rows):,} rows", f"{self.harmful:,} harmful"]
-            parts.append(f"{self.suppressed:,} with suppressed signals")
+            parts.append(f"{self.suppressed:,} suppressed")
             if options.record:
                 recorded = f"{self.recorded:,} recorded"
                 if self.not_recorded:
-                    recorded += f", {self.not_recorded:,} not ({self.first_not_recorded})"
+                    recorded += f", {self.not_recorded:,} not"
                 parts.append(recorded)
             if self.notice:
                 parts.append(self.notice)

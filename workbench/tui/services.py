@@ -213,11 +213,18 @@ class StoreService:
         with self.store.transaction() as session:
             return count_profiles(session=session, risk=risk)
 
-    def sources_page(self, offset: int, limit: int, risk: str | None = None) -> list[SourceProfile]:
-        from store import list_profiles
+    def sources_page(
+        self, offset: int, limit: int, risk: str | None = None, total: int | None = None
+    ) -> list[SourceProfile]:
+        """A page of the listing; with the listing's ``total``, read from the nearer end."""
+        from store import list_profiles, list_profiles_near
 
         with self.store.transaction() as session:
-            return list_profiles(session=session, risk=risk, limit=limit, offset=offset)
+            if total is None:
+                return list_profiles(session=session, risk=risk, limit=limit, offset=offset)
+            return list_profiles_near(
+                session=session, total=total, risk=risk, limit=limit, offset=offset
+            )
 
     def source_ids(self, prefix: str, limit: int = 20) -> list[str]:
         from store import source_ids_with_prefix

@@ -87,17 +87,20 @@ class StoreSourceRows:
         risk: str | None,
         variables: Mapping[str, str],
         now: datetime,
+        total: int | None = None,
     ) -> None:
         self.store = store
         self.risk = risk
         self.variables = dict(variables)
         self.now = now
+        self.total = total
+        """The count the table shows: pages past the middle are then read from the end."""
 
     def count(self) -> int:
         return self.store.count_sources(self.risk)
 
     def rows(self, offset: int, limit: int) -> Sequence[ProfileRow]:
-        page = self.store.sources_page(offset, limit, self.risk)
+        page = self.store.sources_page(offset, limit, self.risk, self.total)
         return [profile_row(profile, self.variables, self.now) for profile in page]
 
 
@@ -136,7 +139,11 @@ class SourcesScreen(WorkbenchScreen):
         table = self.table
         if isinstance(table.source, StoreSourceRows):
             source = StoreSourceRows(
-                self.services.store, table.source.risk, self.app.theme_variables, table.source.now
+                self.services.store,
+                table.source.risk,
+                self.app.theme_variables,
+                table.source.now,
+                table.total,
             )
             table.set_source(source, table.total, cursor=table.cursor_row)
 
@@ -206,6 +213,7 @@ class SourcesScreen(WorkbenchScreen):
             self.risk,
             self.app.theme_variables,
             self.services.clock.now(),
+            message.total,
         )
         table.set_source(source, message.total, cursor=cursor)
         self.total = message.total

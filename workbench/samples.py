@@ -10,6 +10,9 @@ cases that are hateful yet outside harmwatch's definition of harm.
 
 Files are read in binary, line by line, with a per-line byte cap, so memory stays
 constant however large the file and a line number is known for every problem.
+The workbench's triage reads files the same way with no label column
+(``Columns(label=None)``), and hands ``SampleReader.samples`` the lines of a
+file that is still being written.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EVAL ?= ../shared/eval
 
-.PHONY: run test lint typecheck unit perf eval eval-es screenshots clean
+.PHONY: run test lint typecheck unit perf eval eval-es eval-fr eval-ar eval-coded screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,21 @@ eval-es: $(STAMP)
 	$(BIN)/harmwatch validate custom $(EVAL)/mhc_es/mhc_spanish_scoped.csv \
 		--text-col test_case --label-col eval_label --positive positive --negative negative \
 		--group-col functionality --default-language es --markdown
+
+eval-fr: $(STAMP)
+	$(BIN)/harmwatch validate custom $(EVAL)/mhc_fr_dev/mhc_french_dev.csv \
+		--text-col test_case --label-col eval_label --positive positive --negative negative \
+		--group-col functionality --default-language fr --markdown
+
+eval-ar: $(STAMP)
+	$(BIN)/harmwatch validate custom $(EVAL)/mhc_ar_dev/mhc_arabic_dev.csv \
+		--text-col test_case --label-col eval_label --positive positive --negative negative \
+		--group-col functionality --default-language ar --markdown
+
+# Coded-language recall: every group-naming glossary term substituted for the group
+# word of the English HateCheck positives, and the flag rate on benign uses of the terms.
+eval-coded: $(STAMP)
+	$(BIN)/python -m tests.eval.coded --glossary $(EVAL)/dogwhistles/glossary.tsv
 
 # SVG pictures of every workbench screen, rendered headless by the app factory the tests use.
 screenshots: $(STAMP)

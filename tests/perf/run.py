@@ -22,6 +22,7 @@ from typing import Any
 from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
 from tests.perf.store_perf import store_section
+from tests.perf.workbench_perf import workbench_section
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,6 +130,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "benchmark": benchmark_section,
     "store": store_section,
     "api": api_section,
+    "workbench": workbench_section,
 }
 
 

@@ -8,9 +8,11 @@ runs the real app headless through its pilot, over a real SQLite store.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pty
 import select
+import statistics
 import struct
 import subprocess
 import sys
@@ -106,8 +108,259 @@ def startup_figures(runs: int = 3) -> dict[str, Any]:
     }
 
 
+# -- in-process, through the pilot ---------------------------------------------------------
+
+SOURCES = 100_000
+CHAIN = 100_000
+LONG_TEXT_CHARS = 2_000
+
+
+class _Stopwatch:
+    """When the app handled each kind of message; the app's own messages time the steps.
+
+    Kept per message type, so that polling it costs next to nothing: a harness that
+    scanned every message while a job runs would steal the job's processor.
+    """
+
+    def __init__(self) -> None:
+        self.times: dict[type, list[float]] = {}
+
+    def hook(self, message: object) -> None:
+        self.times.setdefault(type(message), []).append(time.perf_counter())
+
+    def first_after(self, kind: type, since: float) -> float | None:
+        found = [
+            stamp
+            for seen_kind, stamps in self.times.items()
+            if issubclass(seen_kind, kind)
+            for stamp in stamps[-64:]
+            if stamp >= since
+        ]
+        return min(found) if found else None
+
+
+async def _until(pilot: Any, condition: Any, timeout: float = 60.0) -> None:
+    """Poll on the app's own loop (``pilot.pause`` would wait for the app to go idle,
+    which a job that keeps reporting postpones to its end)."""
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the workbench did not get there in time")
+        await asyncio.sleep(0.002)
+
+
+def _long_text() -> str:
+    """A 2,000-character post naming a group and carrying a harmful claim in its middle."""
+    from tests.perf.corpus import build_corpus
+
+    pieces: list[str] = []
+    for text in build_corpus():
+        pieces.append(text)
+        if sum(map(len, pieces)) > LONG_TEXT_CHARS:
+            break
+    return " ".join(pieces)[:LONG_TEXT_CHARS]
+
+
+def _seed_sources(settings: Any, count: int) -> None:
+    from store import open_store
+    from store.tracking import profiles
+    from tests.perf.store_perf import _load_chain, _profile_row
+
+    store = open_store(settings)
+    try:
+        rows = [_profile_row(f"listed-{i:06d}", i, 1, "a" * 64) for i in range(count)]
+        with store.transaction(write=True) as session:
+            conn = session.connection()
+            for start in range(0, count, 10_000):
+                conn.execute(profiles.insert(), rows[start : start + 10_000])
+        _load_chain(store, "chain-100k", CHAIN)
+    finally:
+        store.dispose()
+
+
+async def _measure(settings: Any) -> dict[str, Any]:
+    from textual import events
+    from textual.widgets import TextArea
+
+    from workbench.tui.app import create_app
+    from workbench.tui.messages import (
+        ChainVerified,
+        ChainVerifyProgressed,
+        JobCancelled,
+        SourcesCounted,
+        TimelineBinned,
+    )
+    from workbench.tui.screens.classify import DEBOUNCE_SECONDS, ClassifyScreen
+    from workbench.tui.screens.source import SourceScreen
+    from workbench.tui.screens.verify import VerifyScreen
+    from workbench.tui.widgets.paged_table import PagedTable
+
+    watch = _Stopwatch()
+    app = create_app(settings, still=True)
+    out: dict[str, Any] = {}
+    async with app.run_test(size=(120, 40), message_hook=watch.hook) as pilot:
+        await _until(pilot, lambda: app.engine_ready and app.store_status == "open")
+        await app.workers.wait_for_complete()
+
+        # Keystroke to verdict: the engine call starts when the debounce ends; the
+        # verdict is on screen when the screen has drawn it.
+        screen = app.screen
+        assert isinstance(screen, ClassifyScreen)
+        engine = app.services.engine
+        marks: dict[str, float] = {}
+        classify = engine.classify
+        show = screen._show_result
+
+        def timed_classify(*args: Any, **kwargs: Any) -> Any:
+            marks["start"] = time.perf_counter()
+            return classify(*args, **kwargs)
+
+        def timed_show() -> None:
+            show()
+            marks["shown"] = time.perf_counter()
+
+        engine.classify = timed_classify  # type: ignore[method-assign]
+        screen._show_result = timed_show  # type: ignore[method-assign]
+        latencies = []
+        text = _long_text()
+        for round_ in range(5):
+            marks.clear()
+            typed = time.perf_counter()
+            screen.query_one(TextArea).text = text + " " * round_
+            await _until(pilot, lambda: "shown" in marks and marks["shown"] > marks["start"])
+            await pilot.pause()
+            latencies.append((marks["shown"] - marks["start"]) * 1000)
+            out.setdefault("keystroke_to_verdict_ms", []).append(
+                round((marks["shown"] - typed) * 1000, 1)
+            )
+        engine.classify = classify  # type: ignore[method-assign]
+        out["verdict_after_debounce_ms"] = round(statistics.median(latencies), 1)
+        out["debounce_ms"] = DEBOUNCE_SECONDS * 1000
+
+        # Sources: first page, the last page (G), a page down from the middle.
+        def page_loaded_since(since: float) -> Any:
+            return lambda: watch.first_after(PagedTable.PageLoaded, since) is not None
+
+        # The first page is read with the count and drawn with it (SourcesCounted).
+        started = time.perf_counter()
+        app.call_later(app.switch_mode, "sources")
+        await _until(pilot, lambda: watch.first_after(SourcesCounted, started) is not None)
+        mounted = watch.first_after(events.Mount, started)
+        counted = watch.first_after(SourcesCounted, started)
+        out["sources_first_page_ms"] = round((counted - started) * 1000, 1)  # type: ignore[operator]
+        out["sources_first_page_after_screen_ms"] = round((counted - mounted) * 1000, 1)  # type: ignore[operator]
+        await pilot.pause()
+        # Pages anywhere: the last (G), then positions spread over the list, each an
+        # uncached page, from the cursor move to the page drawn.
+        table = app.screen.query_one(PagedTable)
+        pages = []
+        for index in (SOURCES - 1, *(SOURCES * k // 11 + 37 for k in range(1, 11))):
+            started = time.perf_counter()
+            app.call_later(table.move_to, index)
+            await _until(pilot, page_loaded_since(started), timeout=10)
+            pages.append((watch.first_after(PagedTable.PageLoaded, started) - started) * 1000)  # type: ignore[operator]
+        out["sources_page_ms_median"] = round(statistics.median(pages), 1)
+        out["sources_any_page_ms_max"] = round(max(pages), 1)
+
+        # One source: the timeline of 100,000 records, then verify and cancel.
+        started = time.perf_counter()
+        app.call_later(app.open_source, "chain-100k")
+        await _until(pilot, lambda: watch.first_after(TimelineBinned, started) is not None)
+        out["timeline_100k_binned_ms"] = round(
+            (watch.first_after(TimelineBinned, started) - started) * 1000,
+            1,  # type: ignore[operator]
+        )
+        assert isinstance(app.screen, SourceScreen)
+        store_service = app.services.store
+        verify = store_service.verify
+        walk: dict[str, float] = {}
+
+        def timed_verify(*args: Any, **kwargs: Any) -> Any:
+            walk["start"] = time.perf_counter()
+            try:
+                return verify(*args, **kwargs)
+            finally:
+                walk["end"] = time.perf_counter()
+
+        store_service.verify = timed_verify  # type: ignore[method-assign]
+        started = time.perf_counter()
+        await pilot.press("v")
+        await _until(pilot, lambda: watch.first_after(ChainVerified, started) is not None)
+        elapsed = watch.first_after(ChainVerified, started) - started  # type: ignore[operator]
+        out["verify_100k_from_key_s"] = round(elapsed, 3)
+        walked = walk["end"] - walk["start"]
+        out["verify_100k_s"] = round(walked, 3)
+        out["verify_records_per_s"] = round(CHAIN / walked)
+        await pilot.press("escape")
+        await pilot.pause()
+        started = time.perf_counter()
+        # Not ``pilot.press``: it returns only once the app is idle, i.e. after the walk.
+        source_screen = app.screen
+        app.call_later(source_screen.action_verify)  # type: ignore[attr-defined]
+        await _until(pilot, lambda: isinstance(app.screen, VerifyScreen))
+        await _until(pilot, lambda: watch.first_after(ChainVerifyProgressed, started) is not None)
+        pressed = time.perf_counter()
+        app.call_later(app.screen.action_cancel_or_close)  # type: ignore[attr-defined]
+        await _until(pilot, lambda: watch.first_after(JobCancelled, pressed) is not None)
+        out["verify_cancel_ms"] = round(
+            (watch.first_after(JobCancelled, pressed) - pressed) * 1000,
+            1,  # type: ignore[operator]
+        )
+        await pilot.press("ctrl+q")
+    return out
+
+
+def _cli_verify_rate(settings: Any, home: Path) -> float:
+    """``harmwatch track verify`` on the 100,000-record chain, less its start-up."""
+    env = {**os.environ, "TRACKING_DB_URL": settings.tracking_db_url, "HOME": str(home)}
+
+    def run(source: str) -> float:
+        started = time.perf_counter()
+        subprocess.run(
+            [str(HARMWATCH), "track", "verify", source],
+            env=env,
+            check=False,  # the start-up probe's source has a profile but no records: exit 1
+            capture_output=True,
+            timeout=300,
+        )
+        return time.perf_counter() - started
+
+    small = min(run("listed-000001") for _ in range(2))
+    large = min(run("chain-100k") for _ in range(2))
+    return CHAIN / max(1e-6, large - small)
+
+
+def in_app_figures() -> dict[str, Any]:
+    from engine import Settings
+
+    with tempfile.TemporaryDirectory(prefix="hw-tui-perf-") as scratch:
+        home = Path(scratch)
+        settings = Settings(_env_file=None, tracking_db_url=f"sqlite:///{home / 'track.db'}")
+        _seed_sources(settings, SOURCES)
+        figures = asyncio.run(_measure(settings))
+        cli_rate = _cli_verify_rate(settings, home)
+    figures["track_verify_records_per_s"] = round(cli_rate)
+    ratio = figures["verify_records_per_s"] / cli_rate
+    figures["verify_ratio_to_track_verify"] = round(ratio, 2)
+    figures["targets"] = {
+        "verdict_after_debounce_ms_max": 50,
+        "sources_first_page_ms_max": 150,
+        "sources_any_page_ms_max": 100,
+        "timeline_100k_binned_ms_max": 1000,
+        "verify_ratio_min": 0.9,
+        "verify_cancel_ms_max": 200,
+        "verdict_met": figures["verdict_after_debounce_ms"] <= 50,
+        "first_page_met": figures["sources_first_page_ms"] <= 150,
+        "any_page_met": (figures["sources_any_page_ms_max"] or 0) <= 100,
+        "timeline_met": figures["timeline_100k_binned_ms"] <= 1000,
+        "verify_met": ratio >= 0.9,
+        "cancel_met": figures["verify_cancel_ms"] <= 200,
+    }
+    return figures
+
+
 def workbench_section() -> dict[str, Any]:
-    return {"startup": startup_figures()}
+    return {"startup": startup_figures(), "in_app": in_app_figures()}
 
 
 if __name__ == "__main__":

@@ -133,8 +133,14 @@ class TriageExported(Message):
 
 @dataclass
 class SourcesCounted(Message):
+    """The listing's size, with the page under the cursor already read (one trip, not two)."""
+
     risk: str | None
     total: int
+    rows: Any = None
+    """The ``RowSource`` the count was made for."""
+    page: int = 0
+    page_rows: Any = None
 
 
 @dataclass

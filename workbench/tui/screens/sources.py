@@ -27,7 +27,7 @@ from workbench.tui.screens.base import WorkbenchScreen
 from workbench.tui.screens.verify import VerifyScreen
 from workbench.tui.themes import RISK_CLASSES, TREND_ARROWS
 from workbench.tui.timeline import relative_time
-from workbench.tui.widgets.paged_table import Cell, Column, PagedTable
+from workbench.tui.widgets.paged_table import PAGE_ROWS, Cell, Column, PagedTable
 from workbench.tui.widgets.profile_card import risk_style, severity_style
 
 if TYPE_CHECKING:
@@ -187,18 +187,24 @@ class SourcesScreen(WorkbenchScreen):
         if self.workbench.store_status != "open":
             return
         self._keep_cursor = keep_cursor
-        self._count(self.risk)
+        cursor = self.table.cursor_row if keep_cursor else 0
+        source = StoreSourceRows(
+            self.services.store, self.risk, self.app.theme_variables, self.services.clock.now()
+        )
+        self._count(source, cursor // PAGE_ROWS)
 
     @work(thread=True, exclusive=True, group="sources", exit_on_error=False)
-    def _count(self, risk: str | None) -> None:
+    def _count(self, source: StoreSourceRows, page: int) -> None:
+        """Count, then read the page the cursor will be on, so the table opens drawn."""
         from store import StoreError
 
         try:
-            total = self.services.store.count_sources(risk)
+            source.total = total = source.count()
+            rows = source.rows(page * PAGE_ROWS, PAGE_ROWS) if total else []
         except StoreError as exc:
             self.post_message(JobFailed("sources", _first_line(exc)))
             return
-        self.post_message(SourcesCounted(risk, total))
+        self.post_message(SourcesCounted(source.risk, total, source, page, rows))
 
     @on(SourcesCounted)
     def _counted(self, message: SourcesCounted) -> None:
@@ -208,14 +214,12 @@ class SourcesScreen(WorkbenchScreen):
         cursor = table.cursor_row if getattr(self, "_keep_cursor", False) else 0
         if message.total == 0:
             table.empty = EMPTY_STORE if self.risk is None else f"no {self.risk} sources"
-        source = StoreSourceRows(
-            self.services.store,
-            self.risk,
-            self.app.theme_variables,
-            self.services.clock.now(),
+        table.set_source(
+            message.rows,
             message.total,
+            cursor=cursor,
+            pages={message.page: message.page_rows} if message.page_rows else None,
         )
-        table.set_source(source, message.total, cursor=cursor)
         self.total = message.total
 
     @on(JobFailed)

@@ -66,7 +66,9 @@ class VerifyScreen(WorkbenchModal):
     def on_mount(self) -> None:
         self.query_one(JobProgress).start(self.expected)
         self.query_one("#verify-hint", Static).update("esc cancels")
-        self._verify(self.source_id)
+        # After the dialog's first paint: the walk then has the processor (and the GIL)
+        # to itself instead of sharing it with the dialog's styling and layout.
+        self.call_after_refresh(self._verify, self.source_id)
 
     @property
     def running(self) -> bool:

@@ -91,4 +91,7 @@ class JobProgress(Horizontal):
             parts.append(f"ETA {(self.total - self.done) / rate:,.0f} s")
         parts.append(tail)
         label = getattr(self, "_label", "")
-        self.query_one("#job-counts", Label).update(" · ".join([label, *parts] if label else parts))
+        # The label keeps its width (1fr): no layout pass for a new line of numbers.
+        self.query_one("#job-counts", Label).update(
+            " · ".join([label, *parts] if label else parts), layout=False
+        )

@@ -13,7 +13,7 @@ Line 0 is the header; it stays put while the rows scroll under it.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -161,13 +161,25 @@ class PagedTable(ScrollView, can_focus=True):
 
     # -- data ---------------------------------------------------------------------------
 
-    def set_source(self, source: RowSource | None, total: int, *, cursor: int = 0) -> None:
-        """Show another source (or another filter of one); drops every cached page."""
+    def set_source(
+        self,
+        source: RowSource | None,
+        total: int,
+        *,
+        cursor: int = 0,
+        pages: Mapping[int, Sequence[Row]] | None = None,
+    ) -> None:
+        """Show another source (or another filter of one); drops every cached page.
+
+        ``pages`` are pages already read with the count, so the first screen is
+        drawn without another trip through a worker.
+        """
         self._generation += 1
         self.source = source
         self.total = max(0, total)
         self._pages.clear()
         self._pending.clear()
+        self._pages.update(pages or {})
         self.failure = None
         self.virtual_size = Size(self.size.width, self.total + 1)
         self.cursor_row = min(max(0, cursor), max(0, self.total - 1))

@@ -44,7 +44,7 @@ from typing import Any
 import yaml
 
 from engine import Classification, Classifier, LoadedTaxonomy, load_taxonomy
-from engine.amplification import AmplificationResult
+from engine.amplify import AmplificationResult
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -139,7 +139,7 @@ def case_items() -> dict[str, list[Item]]:
 
 
 def benchmark_items(taxonomy: LoadedTaxonomy) -> list[Item]:
-    from engine.benchmark import load_suite
+    from engine.evaluation.benchmark import load_suite
 
     return [(case.text, None, case.language) for case in load_suite(taxonomy).cases]
 

@@ -55,7 +55,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 def engine_section() -> dict[str, Any]:
     """Issue 2: classify() on 280-character texts against one bare re2.Set scan."""
     from engine import Classifier, load_taxonomy
-    from engine.normalize import normalize
+    from engine.text.normalize import normalize
     from tests.perf.corpus import build_corpus
 
     classifier = Classifier(load_taxonomy())
@@ -92,7 +92,7 @@ t0 = time.perf_counter()
 import engine
 t1 = time.perf_counter()
 from engine import Classifier, load_taxonomy
-from engine.taxonomy_models import LANGUAGES
+from engine.languages import LANGUAGES
 taxonomy = load_taxonomy()
 t2 = time.perf_counter()
 classifier = Classifier(taxonomy)

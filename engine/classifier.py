@@ -55,10 +55,14 @@ class Classifier:
     ) -> Classification:
         """Classify one text; see SPEC section 2 for the steps."""
         check_input(text, context, language, self.max_text_chars)
-        lang, note = self._language(language)
+        if language is None:  # inline: a call costs a tenth of the 3 µs most texts take
+            code, note = self._default_language, None
+        else:
+            code, note = self.resolve_language(language)
+        lang = self._pipelines.get(code) or self.pipeline(code)
         doc = scan(lang, text, context, note)
         if doc is None:  # no group named, nothing coded: most texts stop here
-            return self._decider.empty(text, lang.code, note)
+            return self._decider.empty(text, code, note)
         return self._decide(doc, first_matches(doc))
 
     def _decide(self, doc: Doc, firsts: list[tuple[int, list[Span]]]) -> Classification:

@@ -65,7 +65,9 @@ class Scanner:
         self._coded_ids = frozenset(range(self._coded_start, count))
         self._targets = self._anchor_ids | self._coded_ids
         self._fold_id = count
-        self._set_match = re2x.search_set([*entries, *coded_entries, ASCII_FOLD_SHAPE])
+        # Every entry of the Set, in order (diagnostics and tests/perf's bare scan).
+        self.set_entries: tuple[str, ...] = (*entries, *coded_entries, ASCII_FOLD_SHAPE)
+        self._set_match = re2x.search_set(self.set_entries)
 
     def scan(self, data: bytes, *, need_target: bool = True, lowered: bool = False) -> ScanHits:
         """One pass over the text's UTF-8 bytes: which anchors, patterns and coded terms

@@ -17,7 +17,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from engine.taxonomy_models import MechanismName
+from engine.result import SuppressionReason
+from engine.rules.models import MechanismName
 from store.tracking import MAX_LIMIT
 
 MAX_BATCH_ITEMS = 100
@@ -124,9 +125,7 @@ class BatchRequest(_Request):
 
 
 class Suppression(_Response):
-    reason: Literal["negation", "counter_speech", "benign_context"] = Field(
-        description="Why the signal was discarded."
-    )
+    reason: SuppressionReason = Field(description="Why the signal was discarded.")
     cue: str = Field(description="The cue found in the text.", examples=["not"])
     cue_span: Span
 

@@ -23,8 +23,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from api.writer import GroupCommit
 from engine import Classifier, LoadedTaxonomy, Settings, build_classifier
-from engine.amplification import NullAmplifier
-from engine.benchmark import Gate, Suite, load_gate, load_suite
+from engine.amplify import NullAmplifier
+from engine.evaluation.benchmark import Gate, Suite, load_gate, load_suite
 from store import Store, StoreError, TrackingRules, open_store, resolve_url
 
 log = logging.getLogger(__name__)

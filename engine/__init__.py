@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.classifier import Classifier
+    from engine.errors import TaxonomyError
     from engine.result import Classification, DogwhistleMatch, Signal, Suppression
+    from engine.rules.load import LoadedTaxonomy, load_taxonomy
     from engine.settings import Settings
-    from engine.taxonomy import LoadedTaxonomy, TaxonomyError, load_taxonomy
 
 __all__ = [
     "Classification",
@@ -44,9 +45,9 @@ _LAZY: dict[str, str] = {
     "Signal": "engine.result",
     "Suppression": "engine.result",
     "Settings": "engine.settings",
-    "LoadedTaxonomy": "engine.taxonomy",
-    "TaxonomyError": "engine.taxonomy",
-    "load_taxonomy": "engine.taxonomy",
+    "LoadedTaxonomy": "engine.rules.load",
+    "TaxonomyError": "engine.errors",
+    "load_taxonomy": "engine.rules.load",
 }
 
 
@@ -65,9 +66,9 @@ _default_lock = threading.Lock()
 
 def build_classifier(settings: Settings) -> Classifier:
     """A classifier configured from settings (taxonomy, text limit, amplifier)."""
-    from engine.amplification import build_amplifier
+    from engine.amplify import build_amplifier
     from engine.classifier import Classifier
-    from engine.taxonomy import load_taxonomy
+    from engine.rules.load import load_taxonomy
 
     taxonomy = load_taxonomy(settings.taxonomy_path)
     key = settings.text_analytics_key.get_secret_value() if settings.text_analytics_key else None

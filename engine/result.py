@@ -7,19 +7,25 @@ hot path of every classification, and the API layer owns the wire schema.
 
 from __future__ import annotations
 
+import hashlib
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from engine.amplification import AmplificationResult
+from engine.amplify.base import AmplificationResult
 
 SignalSource = Literal["pattern", "dogwhistle"]
+# The reason names of engine.pipeline.suppress.SUPPRESSORS, spelled out for the type
+# checker and the API schema; tests/engine/test_suppress.py keeps the two equal.
+SuppressionReason = Literal["negation", "counter_speech", "benign_context"]
 
 
 @dataclass(frozen=True, slots=True)
 class Suppression:
     """Why a matched signal was discarded: the reason, the cue and where it sits."""
 
-    reason: Literal["negation", "counter_speech", "benign_context"]
+    reason: SuppressionReason
     cue: str
     cue_span: tuple[int, int]
 
@@ -139,3 +145,43 @@ class Classification:
             "amplification": self.amplification.to_dict(),
             "timestamp": self.timestamp,
         }
+
+
+def format_timestamp(moment: datetime) -> str:
+    """ISO-8601 UTC with microseconds and a Z, the one format used everywhere."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+_second_cache: tuple[int, str] = (-1, "")
+_THREE_DIGITS = tuple(f"{n:03d}" for n in range(1000))
+
+
+def fast_timestamp() -> str:
+    """``format_timestamp`` of now, formatting the date part once per second.
+
+    Every result carries a timestamp; building a datetime for each text costs
+    more than classifying most texts, and even a ``:06d`` format spec costs half
+    of what the rest does, so the microseconds come from a table of digits.
+    """
+    global _second_cache
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
+    cached_second, prefix = _second_cache
+    if seconds != cached_second:
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds))
+        _second_cache = (seconds, prefix)
+    millis, micros = divmod(nanos // 1000, 1000)
+    return f"{prefix}{_THREE_DIGITS[millis]}{_THREE_DIGITS[micros]}Z"
+
+
+_SHA256 = hashlib.sha256()  # never updated: copied, which skips the digest lookup per text
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 of the text as submitted (lone surrogates kept via surrogatepass)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogatepass")
+    digest = _SHA256.copy()
+    digest.update(data)
+    return digest.hexdigest()

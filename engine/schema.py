@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.taxonomy_models import DogwhistlePack, GateFile, LanguagePack, SuiteFile, Taxonomy
+from engine.evaluation.models import GateFile, SuiteFile
+from engine.rules.models import DogwhistlePack, LanguagePack, Taxonomy
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "taxonomy" / "taxonomy.schema.json"
 

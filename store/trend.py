@@ -14,8 +14,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Literal
 
+from engine.rules.models import Taxonomy
 from engine.settings import Settings
-from engine.taxonomy_models import Taxonomy
 
 Trend = Literal["escalating", "stable", "de-escalating"]
 TRENDS: tuple[Trend, ...] = ("escalating", "stable", "de-escalating")

@@ -15,7 +15,7 @@ from api.deps import ServicesDep
 from api.encoding import json_response
 from api.models import BenchmarkReport, BenchmarkRequest
 from api.responses import INTERNAL, TOO_LARGE
-from engine.benchmark import Suite, run_suite, select_cases
+from engine.evaluation.benchmark import Suite, run_suite, select_cases
 
 router = APIRouter(prefix="/benchmark", tags=["benchmark"], responses={**TOO_LARGE, **INTERNAL})
 

@@ -14,8 +14,8 @@ from api.encoding import json_response
 from api.limits import check_texts
 from api.models import CustomValidationRequest, GateReport, ValidationReport
 from api.responses import INTERNAL, TOO_LARGE
-from engine.benchmark import run_gate
-from engine.validation import Sample, ValidationRun
+from engine.evaluation.benchmark import run_gate
+from engine.evaluation.validation import Sample, ValidationRun
 
 router = APIRouter(prefix="/validate", tags=["validate"], responses={**TOO_LARGE, **INTERNAL})
 

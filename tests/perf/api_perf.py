@@ -383,7 +383,7 @@ def _classify_figures(bare: str, api: str, bodies: list[bytes]) -> dict[str, Any
     # run measures a compilation.
     import httpx
 
-    from engine.taxonomy_models import LANGUAGES
+    from engine.languages import LANGUAGES
 
     for language in LANGUAGES:
         httpx.post(api + "/classify/", json={"text": "warm", "language": language}, timeout=60)

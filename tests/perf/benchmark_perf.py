@@ -29,7 +29,7 @@ def _timed(fn: Any) -> tuple[float, Any]:
 
 def _hatecheck_pass(classifier: Any) -> dict[str, Any]:
     """Read, classify and score the file the way `validate custom` does."""
-    from engine.validation import ValidationRun
+    from engine.evaluation.validation import ValidationRun
     from workbench.samples import Columns, Labels, SampleFormat, SampleReader
 
     reader = SampleReader(
@@ -49,8 +49,8 @@ def _hatecheck_pass(classifier: Any) -> dict[str, Any]:
 
 def benchmark_section() -> dict[str, Any]:
     from engine import Classifier, load_taxonomy
-    from engine.benchmark import load_suite, run_suite
-    from engine.taxonomy_models import LANGUAGES
+    from engine.evaluation.benchmark import load_suite, run_suite
+    from engine.languages import LANGUAGES
 
     start = time.perf_counter()
     taxonomy = load_taxonomy()

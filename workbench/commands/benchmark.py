@@ -21,7 +21,14 @@ from rich.table import Table
 from rich.text import Text
 
 from engine import build_classifier
-from engine.benchmark import Regression, Suite, load_suite, regressions, run_suite, select_cases
+from engine.evaluation.benchmark import (
+    Regression,
+    Suite,
+    load_suite,
+    regressions,
+    run_suite,
+    select_cases,
+)
 from workbench.commands.validate import pct
 from workbench.options import JsonFlag, settings_of
 from workbench.output import (

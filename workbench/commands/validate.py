@@ -26,8 +26,8 @@ from rich.table import Table
 from rich.text import Text
 
 from engine import Classifier, build_classifier
-from engine.benchmark import load_gate, run_gate
-from engine.validation import Sample, ValidationRun
+from engine.evaluation.benchmark import load_gate, run_gate
+from engine.evaluation.validation import Sample, ValidationRun
 from workbench.options import JsonFlag, settings_of
 from workbench.output import (
     console,

@@ -1,0 +1,171 @@
+"""A language compiled for classification: everything the stages need, built once.
+
+``LanguagePipeline`` holds, for one language pack, the mention finder, the scan
+Set, the full patterns (compiled lazily), the coded terms, the suppressors with
+their cue finders and the cue-presence scan. It is shared by threads; all
+per-text state lives in a ``Doc``.
+"""
+
+from __future__ import annotations
+
+from engine.errors import PatternError, TaxonomyError
+from engine.pipeline.coded import CodedInfo
+from engine.pipeline.cues import CueBook, CueFinder, CuePresence, bounded
+from engine.pipeline.match import PatternInfo
+from engine.pipeline.mentions import AnchorInfo, MentionFinder
+from engine.pipeline.scan import Scanner
+from engine.pipeline.suppress import SUPPRESSORS, Suppressor
+from engine.rules.compiler import NOT_WORD, PatternCompiler, SlotSource
+from engine.rules.load import LoadedTaxonomy
+from engine.rules.regex_syntax import min_length
+from engine.text import re2x
+
+# A pattern's second dispatch part must need at least this many characters.
+SECOND_PART_MIN_CHARS = 3
+
+
+class LanguagePipeline:
+    """Everything needed to classify one language, compiled once and shared by threads."""
+
+    def __init__(self, taxonomy: LoadedTaxonomy, code: str) -> None:
+        root = taxonomy.root
+        pack = taxonomy.packs[code]
+        self.code = code
+        self.taxonomy = taxonomy
+        self.windows = root.windows
+        self.require_target = root.require_target_present
+        where = str(taxonomy.path.parent / root.languages[code].file)
+        compiler = PatternCompiler(
+            lexicon=pack.lexicon,
+            obfuscation=root.obfuscation,
+            filler_max_words=root.windows.filler_max_words,
+            context=where,
+            typo_exclude=pack.typo_exclude,
+        )
+        try:
+            self._build(taxonomy, code, compiler, where)
+        except PatternError as exc:
+            raise TaxonomyError(str(exc)) from None
+        except re2x.RegexError as exc:
+            raise TaxonomyError(f"{where}: regex does not compile: {exc}") from None
+
+    def _build(
+        self, taxonomy: LoadedTaxonomy, code: str, compiler: PatternCompiler, where: str
+    ) -> None:
+        root = taxonomy.root
+        pack = taxonomy.packs[code]
+        axes = root.identity_axes
+        # Anchors: one finder part per (anchor, kind), in declaration order.
+        self.anchors: list[AnchorInfo] = []
+        finder_parts: list[str] = []
+        finder_groups: list[tuple[AnchorInfo, str]] = []
+        set_entries: list[str] = []
+        for anchor in pack.anchors:
+            info = AnchorInfo(
+                id=anchor.id,
+                identity_axis=anchor.identity_axis,
+                target_type=anchor.target_type or axes[anchor.identity_axis],
+            )
+            self.anchors.append(info)
+            terms = compiler.terms(anchor.terms, typo=anchor.typo, where=f"{where} {anchor.id}")
+            finder_parts.append(terms)
+            finder_groups.append((info, "term"))
+            # Presence only (the finder gives spans): no trailing boundary, so a
+            # word run into the next one ("muslimvermin") counts as present too.
+            set_entries.append(f"(?:^|{NOT_WORD}){terms}")
+            if anchor.modifiers:
+                mods = compiler.terms(
+                    anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}"
+                )
+                finder_parts.append(mods)
+                finder_groups.append((info, "modifier"))
+                set_entries.append(f"(?:^|{NOT_WORD}){mods}")
+        # Coded terms (English lexicon only): those that name a group anchor too.
+        self.coded: list[CodedInfo] = []
+        coded_entries: list[str] = []
+        if code == "en":
+            for entry in taxonomy.dogwhistles.entries:
+                body = compiler.terms(entry.surface, typo=False, where=f"dogwhistle {entry.id}")
+                row = taxonomy.row(entry.row)
+                coded_regex = re2x.Regex(bounded(body))
+                self.coded.append(
+                    CodedInfo(
+                        entry=entry,
+                        regex=coded_regex,
+                        group=coded_regex.groupindex["m"],
+                        severity=root.mechanisms[row.mechanism].severity,
+                        mechanism=row.mechanism,
+                        row=row,
+                    )
+                )
+                coded_entries.append(bounded(body))
+                if entry.names_group and entry.identity_axis is not None:
+                    info = AnchorInfo(
+                        id=f"coded.{entry.id}",
+                        identity_axis=entry.identity_axis,
+                        target_type=axes[entry.identity_axis],
+                        coded=entry,
+                    )
+                    finder_parts.append(body)
+                    finder_groups.append((info, "coded"))
+        self.mentions = MentionFinder(finder_parts, finder_groups)
+        determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
+        tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
+        references = compiler.terms(pack.references, typo=False, where=f"{where} references")
+        compiler.bind_slots(SlotSource(references=references, determiners=determiners, tail=tail))
+        # Patterns, in row order then declaration order. Each is dispatched by a
+        # required component (deduplicated Set entries shared by patterns); a
+        # pattern is a candidate when its component was seen, so benign texts,
+        # which contain almost no such components, run no full pattern at all.
+        self.patterns: list[PatternInfo] = []
+        entries: list[str] = list(set_entries)
+        entry_index: dict[str, int] = {}
+        # key entry -> [(pattern, the other entry it needs, or -1)], in pattern order.
+        by_key: dict[int, list[tuple[int, int]]] = {}
+        for row in root.rows:
+            for index, spec in enumerate(pack.patterns.get(row.id, ())):
+                compiled = compiler.compile(spec.regex, f"{where}: row {row.id}: pattern {index}")
+                pattern_index = len(self.patterns)
+                self.patterns.append(
+                    PatternInfo(
+                        pattern_id=f"{row.id}:{code}:{index}",
+                        row=row,
+                        severity=root.mechanisms[row.mechanism].severity,
+                        source=spec.regex,
+                        full=compiled.full,
+                        filler_groups=compiled.filler_groups,
+                    )
+                )
+                # The most specific part (the longest minimum match) is the key: its
+                # presence is a necessary condition. The next most specific one, when
+                # it needs at least SECOND_PART_MIN_CHARS, must be present too: that
+                # halves the candidates of a text naming a group (patterns sharing a
+                # key such as "should" or a lexicon word), each a DFA pass over the
+                # text. Shorter parts (a copula, "be") would make the scan report
+                # dozens of hits per text for little filtering.
+                ranked = sorted(compiled.components, key=min_length, reverse=True)
+                parts = ranked[:1] + [
+                    part for part in ranked[1:2] if min_length(part) >= SECOND_PART_MIN_CHARS
+                ] or [compiled.dispatch]
+                ids: list[int] = []
+                for part in parts:
+                    if part not in entry_index:
+                        entry_index[part] = len(entries)
+                        entries.append(part)
+                    ids.append(entry_index[part])
+                key = max(ids, key=lambda i: min_length(entries[i]))
+                others = [i for i in ids if i != key]
+                by_key.setdefault(key, []).append((pattern_index, others[0] if others else -1))
+        self.scanner = Scanner(
+            entries, anchor_count=len(set_entries), coded_entries=coded_entries, by_key=by_key
+        )
+        # Suppressors, and one presence scan over every cue finder they declare.
+        cues = CueBook(compiler, pack, where)
+        self.suppressors: tuple[Suppressor, ...] = tuple(
+            kind(cues, pack, root.windows) for kind in SUPPRESSORS
+        )
+        finders: dict[int, CueFinder] = {}
+        for suppressor in self.suppressors:
+            for finder in suppressor.finders:
+                finders.setdefault(id(finder), finder)
+        self.cue_presence = CuePresence(list(finders.values()))

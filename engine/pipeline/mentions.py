@@ -1,0 +1,232 @@
+"""Group mentions, and the skeleton of a text in which each is one mark.
+
+Mentions are found in two steps, both on RE2's DFA alone: a capture-free finder
+(longest match, so "muslim people" is one mention) over the text padded with a
+space at each end, so that every match starts and ends with one boundary
+character; then a full-match Set over the short mention says which anchor and
+kind it is. A finder with a capture group per anchor would force the much
+slower NFA on a huge program.
+
+Full patterns run on the skeleton, where ``{T}`` only has to match a marker
+(plus determiners, a pronoun or a tail) instead of hundreds of group terms.
+That keeps every compiled pattern small and fast to build, and it makes the
+link between a pattern and the group it targets explicit: the marker inside the
+slot *is* the mention.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from engine.rules.compiler import GROUP_MARK, MODIFIER_MARK, NEVER, NOT_WORD
+from engine.rules.models import Dogwhistle
+from engine.text import re2x
+from engine.text.re2x import UNANCHORED
+from engine.text.subject import Subject
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorInfo:
+    """The identity group a mention names."""
+
+    id: str
+    identity_axis: str
+    target_type: str
+    coded: Dogwhistle | None = None
+
+
+class Mention(NamedTuple):
+    """A place in the normalized text that names an identity group.
+
+    A named tuple: a text naming groups builds one per mention, and a frozen
+    dataclass costs twice as much to build.
+    """
+
+    start: int
+    end: int
+    anchor: AnchorInfo
+    kind: str  # "term", "modifier" or "coded"
+
+
+_IDENTIFIED_MAX = 4096
+_GLUED_MIN_CHARS = 5
+
+
+def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
+    """Whether a name run into the next word may still count as a mention.
+
+    Only Latin-script names of five letters or more: deleting a space to dodge a
+    filter ("muslimvermin") is a Latin-script trick, while in Cyrillic or Arabic
+    script, and for short names anywhere, a group word at the start of a longer
+    word is nearly always an unrelated word ("السودان", "matasa").
+    """
+    piece = subject.data[b_start:b_end]
+    return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
+
+
+def _boundary_at(padded: bytes, end: int) -> bool:
+    """Whether the byte after a match is certainly a boundary (ASCII, not a letter or digit).
+
+    A non-ASCII byte may or may not begin a letter; it counts as unknown.
+    """
+    return end < len(padded) and padded[end] < 0x80 and not padded[end : end + 1].isalnum()
+
+
+def _word_follows(padded: bytes, end: int) -> bool:
+    """Whether the byte after a match (in padded coordinates) starts a word."""
+    return end < len(padded) and (padded[end : end + 1].isalnum() or padded[end] >= 0x80)
+
+
+class MentionFinder:
+    """Finds the group mentions of one language; shared by threads."""
+
+    def __init__(self, parts: Sequence[str], groups: Sequence[tuple[AnchorInfo, str]]) -> None:
+        alternatives = "|".join(parts) or NEVER
+        longest = re2x.options(longest=True, never_capture=True)
+        self._finder = re2x.Regex(f"{NOT_WORD}(?:{alternatives}){NOT_WORD}", longest)
+        # Without the trailing boundary: also finds a group word run into the
+        # next word ("muslimvermin"), to mark the skeleton for full patterns.
+        self._glued = re2x.Regex(f"{NOT_WORD}(?:{alternatives})", longest)
+        self._identify_match = re2x.full_match_set(parts or [NEVER])
+        self._identified: dict[bytes, int] = {}
+        self._finder_groups = list(groups)
+
+    def find(self, subject: Subject, *, glued: bool = False) -> list[Mention]:
+        """Every group mention in the text, in order, without overlaps.
+
+        ``glued`` also finds group words run into the following word; those are
+        used to mark the skeleton, never to report a target on their own.
+        """
+        return self._find_mentions(subject, glued)[0]
+
+    def find_glued_and_plain(self, subject: Subject) -> tuple[list[Mention], list[Mention] | None]:
+        """The glued mentions, and the plain ones when they are the same list (else None).
+
+        When every match of the glued finder ends before a boundary, the plain
+        finder (the same alternatives plus a trailing boundary, leftmost-longest)
+        would make exactly the same matches: its matches are glued matches too, so
+        it cannot start earlier, and the longest glued match already ends at a
+        boundary, so it cannot be longer. One pass over the text then serves both.
+        """
+        return self._find_mentions(subject, True)
+
+    def _find_mentions(
+        self, subject: Subject, glued: bool
+    ) -> tuple[list[Mention], list[Mention] | None]:
+        finder = self._finder.match if not glued else self._glued.match
+        trail = 0 if glued else 1
+        data = b" " + subject.data + b" "
+        groups = self._finder_groups
+        identify = self._identify
+        out: list[Mention] = []
+        bounded = True
+        position = 0
+        limit = len(data)
+        while position < limit:
+            start, end = finder(UNANCHORED, data, position, limit)[0]
+            if start < 0:
+                break
+            # Padded coordinates: the first byte of the match is the boundary
+            # (the pad counts as one), so the mention is [start + 1, end - trail)
+            # in padded bytes, which is [start, end - trail - 1) in the text.
+            b_start, b_end = start, end - trail - 1
+            group = identify(subject.data[b_start:b_end])
+            if glued and not _boundary_at(data, end):
+                bounded = False
+                # A short name run into a longer word is far more often the start of
+                # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
+                if (
+                    group >= 0
+                    and _word_follows(data, end)
+                    and not _gluable(subject, b_start, b_end)
+                ):
+                    group = -1
+            if group >= 0:
+                info, kind = groups[group]
+                out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
+            position = end - trail if end - trail > position else position + 1
+        return out, (out if glued and bounded else None)
+
+    def _identify(self, piece: bytes) -> int:
+        """Which anchor and kind a found mention is: the first finder group it fully
+        matches, or -1.
+
+        Remembered per spelling: the same few group names recur in text after text,
+        and a dictionary lookup costs a tenth of a Set match. The memory is bounded
+        (it starts over when full) and shared by threads; a race at worst asks the
+        Set twice.
+        """
+        known = self._identified.get(piece)
+        if known is not None:
+            return known
+        kinds = self._identify_match(piece)
+        group = min(kinds) if kinds else -1
+        if len(self._identified) >= _IDENTIFIED_MAX:
+            self._identified = {}
+        self._identified[piece] = group
+        return group
+
+
+@dataclass(frozen=True, slots=True)
+class Skeleton:
+    """A marked copy of a normalized text and the way back to its offsets."""
+
+    text: str
+    _starts: tuple[int, ...]  # skeleton index where each segment begins
+    _origins: tuple[int, ...]  # normalized index where that segment begins
+    _mentions: tuple[Mention | None, ...]  # the mention a marker segment stands for
+
+    @classmethod
+    def build(cls, text: str, mentions: Sequence[Mention]) -> Skeleton:
+        pieces: list[str] = []
+        starts: list[int] = []
+        origins: list[int] = []
+        marks: list[Mention | None] = []
+        cursor = 0
+        length = 0
+        for mention in mentions:
+            if mention.start > cursor:
+                pieces.append(text[cursor : mention.start])
+                starts.append(length)
+                origins.append(cursor)
+                marks.append(None)
+                length += mention.start - cursor
+            pieces.append(MODIFIER_MARK if mention.kind == "modifier" else GROUP_MARK)
+            starts.append(length)
+            origins.append(mention.start)
+            marks.append(mention)
+            length += 1
+            cursor = mention.end
+        if cursor < len(text) or not starts:
+            pieces.append(text[cursor:])
+            starts.append(length)
+            origins.append(cursor)
+            marks.append(None)
+        return cls("".join(pieces), tuple(starts), tuple(origins), tuple(marks))
+
+    def to_normalized(self, start: int, end: int) -> tuple[int, int]:
+        """Map a skeleton [start, end) span to the normalized text."""
+        return self._position(start, at_end=False), self._position(end, at_end=True)
+
+    def _position(self, pos: int, *, at_end: bool) -> int:
+        index = bisect.bisect_right(self._starts, pos - 1 if at_end and pos > 0 else pos) - 1
+        index = max(index, 0)
+        mention = self._mentions[index]
+        offset = pos - self._starts[index]
+        if mention is not None:
+            # A position past the mark (an empty span right after it) is its end.
+            return mention.end if offset >= 1 else mention.start
+        return self._origins[index] + offset
+
+    def mention_in(self, start: int, end: int) -> Mention | None:
+        """The first group mention whose marker lies in the skeleton span."""
+        index = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        while index < len(self._starts) and self._starts[index] < end:
+            mention = self._mentions[index]
+            if mention is not None and self._starts[index] >= start:
+                return mention
+            index += 1
+        return None

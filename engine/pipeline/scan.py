@@ -1,0 +1,140 @@
+"""Normalize and scan: one Set pass says what may match; most texts stop here.
+
+One ``re2.Set`` holds, for a language, every anchor (identity-group terms),
+every pattern's dispatch parts and, for English, every coded term. A single
+linear-time scan tells which of them can match; only those are then run as
+full expressions (engine.pipeline.match). Most texts stop after the scan, which
+keeps classification near the cost of that one pass whatever the size of the
+taxonomy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from engine.pipeline.doc import Doc
+from engine.text import re2x
+from engine.text.normalize import ASCII_FOLD_SHAPE, Normalized, lower_ascii, normalize
+from engine.text.subject import Subject
+
+if TYPE_CHECKING:
+    from engine.pipeline.language import LanguagePipeline
+
+
+class ScanHits(NamedTuple):
+    """What one scan found: anchor, pattern and coded-term indices, each ascending.
+
+    A named tuple rather than a frozen dataclass: every text that names a group
+    builds one, and a frozen dataclass pays ``object.__setattr__`` per field.
+    """
+
+    anchors: Sequence[int]
+    patterns: Sequence[int]
+    coded: Sequence[int]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.anchors or self.patterns or self.coded)
+
+
+NO_HITS = ScanHits((), (), ())
+UNFOLDED = ScanHits((), (), ())  # see Scanner.scan
+
+
+class Scanner:
+    """The Set of one language: anchors, then pattern parts, then coded terms, then
+    the shape that sends an ASCII text to full normalization."""
+
+    def __init__(
+        self,
+        entries: Sequence[str],
+        *,
+        anchor_count: int,
+        coded_entries: Sequence[str],
+        by_key: dict[int, list[tuple[int, int]]],
+    ) -> None:
+        # key entry -> [(pattern, the other entry it needs, or -1)], in pattern order.
+        self._by_key = by_key
+        self._keys = frozenset(by_key)
+        self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
+        self._coded_start = len(entries)
+        count = len(entries) + len(coded_entries)
+        # The entries that name a group: a text with none of them has no target.
+        self._anchor_ids = frozenset(range(anchor_count))
+        self._coded_ids = frozenset(range(self._coded_start, count))
+        self._targets = self._anchor_ids | self._coded_ids
+        self._fold_id = count
+        # Every entry of the Set, in order (diagnostics and tests/perf's bare scan).
+        self.set_entries: tuple[str, ...] = (*entries, *coded_entries, ASCII_FOLD_SHAPE)
+        self._set_match = re2x.search_set(self.set_entries)
+
+    def scan(self, data: bytes, *, need_target: bool = True, lowered: bool = False) -> ScanHits:
+        """One pass over the text's UTF-8 bytes: which anchors, patterns and coded terms
+        may match (``NO_HITS`` when nothing may).
+
+        With ``need_target`` and no group named anywhere, pattern candidates are
+        not worked out at all: no pattern could find a target. With ``lowered``
+        the bytes are ``lower_ascii``'s, and ``UNFOLDED`` says the text needs the
+        full ``normalize`` (and a new scan) after all: the same pass answers
+        normalization's question, which saves a second pass on nearly every text.
+        """
+        hits = self._set_match(data)
+        if not hits:
+            return NO_HITS
+        if lowered and self._fold_id in hits:
+            return UNFOLDED
+        if need_target and self._targets.isdisjoint(hits):
+            return NO_HITS
+        coded_start = self._coded_start
+        seen = set(hits)
+        patterns: list[int] = []
+        by_key = self._by_key
+        # Most hits are second parts, anchors or keys of no candidate here: only
+        # the keys among them are walked.
+        for key in seen & self._keys:
+            for pattern_index, other in by_key[key]:
+                if other < 0 or other in seen:
+                    patterns.append(pattern_index)
+        patterns.sort()
+        anchors = sorted(self._anchor_ids.intersection(hits))
+        coded_ids = self._coded_ids.intersection(hits)
+        coded = sorted([h - coded_start for h in coded_ids]) if coded_ids else ()
+        return ScanHits(anchors, patterns, coded)
+
+
+def normalize_and_scan(
+    scanner: Scanner, text: str, *, need_target: bool
+) -> tuple[Normalized, bytes, ScanHits]:
+    """The normalized text, its bytes and its scan, in one Set pass for nearly every text.
+
+    An ASCII text is lowercased and scanned at once; the scan also says whether it
+    holds what only the full ``normalize`` folds (a spaced-out word, a control
+    character), and only then is it normalized and scanned again.
+    """
+    if text.isascii():
+        norm = lower_ascii(text)
+        data = norm.data
+        assert data is not None
+        hits = scanner.scan(data, need_target=need_target, lowered=True)
+        if hits is not UNFOLDED:
+            return norm, data, hits
+    norm = normalize(text)
+    data = norm.data if norm.data is not None else norm.text.encode("utf-8", "surrogatepass")
+    return norm, data, scanner.scan(data, need_target=need_target)
+
+
+def scan(
+    lang: LanguagePipeline, text: str, context: str | None, fallback_note: str | None
+) -> Doc | None:
+    """The text's state for the next stages, or None when the scan found nothing.
+
+    With no group named anywhere (and no context to name one) no pattern could
+    find a target, so the scan stops there. Most texts end here.
+    """
+    norm, data, hits = normalize_and_scan(
+        lang.scanner, text, need_target=lang.require_target and not context
+    )
+    if hits is NO_HITS or hits.empty:
+        return None
+    return Doc(norm, Subject(norm.text, data), lang, hits, context, fallback_note)

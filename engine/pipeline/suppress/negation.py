@@ -1,0 +1,54 @@
+"""Negation: a cue in the clause before a match, or inside its slot or fillers."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from engine.pipeline.cues import CueBook, CueFinder
+from engine.pipeline.doc import Doc, Hit
+from engine.pipeline.suppress.base import overlaps_any
+from engine.result import Suppression, SuppressionReason
+from engine.rules.models import LanguagePack, Windows
+from engine.text.sentences import CLAUSE_PUNCT, last_words_start
+
+# How far a negation cue that starts before a match may run into it.
+CUE_OVERHANG = 40
+
+
+class Negation:
+    reason: ClassVar[SuppressionReason] = "negation"
+
+    def __init__(self, cues: CueBook, pack: LanguagePack, windows: Windows) -> None:
+        self.negation = cues.list("negation")
+        self.exceptions = cues.list("negation_exceptions")
+        self.clause_breaks = cues.list("clause_breaks")
+        self.finders: tuple[CueFinder, ...] = (self.negation, self.exceptions, self.clause_breaks)
+        self.words_before = windows.negation_words_before
+
+    def check(self, doc: Doc, hit: Hit) -> Suppression | None:
+        if not doc.may_find(self.negation):
+            return None
+        start = hit.start
+        text = doc.text
+        sentence = doc.sentence_of(start)
+        sentence_start, sentence_end = doc.sentence_range(sentence, sentence)
+        clause_start = sentence_start
+        for punct in CLAUSE_PUNCT.finditer(text, sentence_start, start):
+            clause_start = punct.end()
+        for _, brk_end in doc.cues(self.clause_breaks, clause_start, start):
+            clause_start = max(clause_start, brk_end)
+        window_start = last_words_start(text, clause_start, start, self.words_before)
+        # Before the match: cues that *begin* there, even if they run into the
+        # match ("stop | calling them rats", "it is a lie | that they ...").
+        before = (window_start, min(sentence_end, start + CUE_OVERHANG), start)
+        regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
+        exceptions = list(doc.cues(self.exceptions, sentence_start, sentence_end))
+        for r_start, r_end, latest_start in regions:
+            for cue_start, cue_end in self.negation.find_all(doc.subject, r_start, r_end):
+                if cue_start >= latest_start:
+                    break
+                if overlaps_any(cue_start, cue_end, exceptions):
+                    continue
+                span, cue = doc.original(cue_start, cue_end)
+                return Suppression("negation", cue, span)
+        return None

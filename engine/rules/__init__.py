@@ -1,0 +1,1 @@
+"""The taxonomy: its models, loading and checking, and compiling it into RE2 source."""

@@ -1,0 +1,405 @@
+"""Compiling the taxonomy's pattern language into RE2 expressions.
+
+Authors write short, readable patterns ("{T} are {F}{VERMIN}"); this module
+expands the slots and lexicon macros, folds literals like the text is folded,
+widens letters to their leetspeak/homoglyph classes and adds one-edit typo
+spellings, so that obfuscation is handled once, at load time, instead of by
+per-text rewriting. It also derives each pattern's *dispatch* form: the same
+pattern with the target slot replaced by a wildcard, small enough that all
+patterns of a language fit in one ``re2.Set`` scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.errors import PatternError
+from engine.rules.models import MACRO_NAME, LexiconEntry, Obfuscation
+from engine.rules.regex_syntax import class_end, escape_length, fold_class, group_end
+from engine.rules.variants import TypoVariants
+from engine.text.normalize import fold_char
+
+__all__ = [
+    "GROUP_MARK",
+    "MODIFIER_MARK",
+    "NEVER",
+    "NOT_WORD",
+    "WORD",
+    "CompiledPattern",
+    "PatternCompiler",
+    "PatternError",
+    "SlotSource",
+]
+
+WORD = r"[\pL\pN]"
+NOT_WORD = r"[^\pL\pN]"
+# Matches nothing: RE2 has no (?!), but an empty range of code points works.
+NEVER = r"[^\x00-\x{10FFFF}]"
+_CLASS_SPECIAL = frozenset("\\]^-[")
+_REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
+_QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
+
+
+# Group mentions are replaced by these private-use characters in the "skeleton"
+# of a text before full patterns run, so that {T} and {TM} compile to a few
+# bytes instead of every group term of the language (see engine.pipeline.mentions).
+# ASCII control characters, so a marked text stays on the fast ASCII path;
+# normalization drops such characters from input, so no text can forge a mark.
+GROUP_MARK = "\x01"
+MODIFIER_MARK = "\x02"
+_MARKS_RE = {GROUP_MARK: "\\x01", MODIFIER_MARK: "\\x02"}
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSource:
+    """What the ``{T}`` slot expands to besides a group mark, already compiled."""
+
+    references: str  # alternation of pronouns / demonstratives
+    determiners: str | None
+    tail: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPattern:
+    """One pattern as a full RE2 source and as its cheap dispatch components.
+
+    ``components`` are the parts every match must contain (lexicon macros,
+    literal words, non-optional groups), each a plain alternation that a
+    ``re2.Set`` scans cheaply; ``dispatch`` is the whole-pattern fallback used
+    only when a pattern cannot be split (a top-level ``|``).
+    """
+
+    full: str
+    dispatch: str
+    components: tuple[str, ...]
+    filler_groups: tuple[str, ...]
+
+
+def _class_for(ch: str, classes: Mapping[str, str]) -> str:
+    extra = classes.get(ch)
+    if not extra:
+        return "\\" + ch if ch in _REGEX_SPECIAL else ch
+    members = []
+    for member in dict.fromkeys(ch + extra):
+        members.append("\\" + member if member in _CLASS_SPECIAL else member)
+    return "[" + "".join(members) + "]"
+
+
+class PatternCompiler:
+    """Expands and widens patterns for one language pack."""
+
+    def __init__(
+        self,
+        *,
+        lexicon: Mapping[str, LexiconEntry],
+        obfuscation: Obfuscation,
+        filler_max_words: int,
+        context: str,
+        typo_exclude: Iterable[str] = (),
+    ) -> None:
+        self._typo = TypoVariants(obfuscation, typo_exclude)
+        self._lexicon = lexicon
+        self._obfuscation = obfuscation
+        self._classes = obfuscation.letter_classes
+        self._widened: dict[str, str] = {}
+        self._filler_max = filler_max_words
+        self._context = context
+        self._macro_cache: dict[str, str] = {}
+        self._expanding: list[str] = []
+        self._slots: SlotSource | None = None
+
+    def _widen(self, ch: str) -> str:
+        """A folded literal character as RE2 source, with its look-alikes (memoized)."""
+        widened = self._widened.get(ch)
+        if widened is None:
+            widened = self._widened[ch] = _class_for(ch, self._classes)
+        return widened
+
+    def bind_slots(self, slots: SlotSource) -> None:
+        self._slots = slots
+
+    # -- terms -----------------------------------------------------------------
+    def terms(self, terms: Iterable[str], *, typo: bool, where: str) -> str:
+        """Compile a list of alternatives (lexicon entry or anchor terms)."""
+        return self.term_groups([(term, typo) for term in terms], where=where)
+
+    def term_groups(self, items: Iterable[tuple[str, bool]], *, where: str) -> str:
+        """Compile (term, typo) pairs into one alternation.
+
+        Terms ending in a lexicon macro ("muslim {PEOPLE}") are factored by that
+        macro so that its (large, typo-expanded) body appears once, not once per
+        term: the target slot would otherwise grow to megabytes.
+        """
+        parts: list[str] = []
+        heads_by_macro: dict[str, list[str]] = {}
+        for term, typo in items:
+            if not term.strip():
+                raise PatternError(f"{where}: empty term")
+            head, sep, suffix = term.partition(" {")
+            macro = suffix[:-1] if sep and suffix.endswith("}") else ""
+            if macro and MACRO_NAME.match(macro) and "{" not in head:
+                heads = heads_by_macro.setdefault(macro, [])
+                heads.append(self.translate(head, where=where, allow_slots=False))
+                if typo:
+                    heads.extend(self._plain(v) for v in self._typo.variants(head, multiword=True))
+                continue
+            parts.append(self.translate(term, where=where, allow_slots=False))
+            if typo:
+                parts.extend(self._plain(v) for v in self._typo.variants(term, multiword=False))
+        for macro, heads in heads_by_macro.items():
+            unique_heads = "|".join(dict.fromkeys(heads))
+            parts.append(f"(?:{unique_heads})\\s*{self.macro(macro, where)}")
+        unique = list(dict.fromkeys(parts))
+        return "(?:" + "|".join(unique) + ")"
+
+    @staticmethod
+    def _plain(variant: str) -> str:
+        """A typo spelling as a literal: not widened again for leetspeak, which
+        would multiply the size of every expression for a doubly-obfuscated word."""
+        return "".join(
+            "\\s*" if ch == " " else ("\\" + ch if ch in _REGEX_SPECIAL else ch) for ch in variant
+        )
+
+    def macro(self, name: str, where: str) -> str:
+        cached = self._macro_cache.get(name)
+        if cached is not None:
+            return cached
+        entry = self._lexicon.get(name)
+        if entry is None:
+            raise PatternError(f"{where}: unknown lexicon entry {{{name}}}")
+        if name in self._expanding:
+            cycle = " -> ".join([*self._expanding, name])
+            raise PatternError(f"{where}: lexicon entries refer to each other in a cycle: {cycle}")
+        self._expanding.append(name)
+        try:
+            compiled = self.terms(
+                entry.terms, typo=entry.typo, where=f"{self._context} lexicon {name}"
+            )
+        finally:
+            self._expanding.pop()
+        self._macro_cache[name] = compiled
+        return compiled
+
+    # -- patterns --------------------------------------------------------------
+    def compile(self, source: str, where: str) -> CompiledPattern:
+        """Compile one row pattern into its full and dispatch forms."""
+        slots = [m for m in re.findall(r"\{(T|TM)\}", source)]
+        if len(slots) != 1:
+            raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}} slot")
+        fillers: list[str] = []
+        body = self.translate(source, where=where, allow_slots=True, fillers=fillers)
+        components = self.components(source, where)
+        dispatch = (
+            ""
+            if components
+            else self.translate(source, where=where, allow_slots=True, dispatch=True)
+        )
+        full = f"(?:^|{NOT_WORD})(?P<m>{body})(?:{NOT_WORD}|$)"
+        return CompiledPattern(
+            full=full,
+            dispatch=dispatch,
+            components=tuple(components),
+            filler_groups=tuple(fillers),
+        )
+
+    def components(self, source: str, where: str) -> list[str]:
+        """The parts of a pattern that every match must contain, compiled.
+
+        Walks the top level of the source: macros and groups without an optional
+        quantifier and runs of literal text are required; slots, fillers, escapes
+        and optional parts are not. A top-level ``|`` makes every part optional,
+        so such a pattern has no components (the caller falls back to ``dispatch``).
+        """
+        out: list[str] = []
+        literal: list[str] = []
+
+        def flush(drop_last: bool = False) -> None:
+            if drop_last and literal:
+                literal.pop()
+            text = "".join(literal).strip()
+            literal.clear()
+            if any(ch.isalpha() for ch in text):
+                out.append(self.translate(text, where=where, allow_slots=False))
+
+        def optional_after(pos: int) -> bool:
+            if pos < len(source) and source[pos] in "?*":
+                return True
+            return source.startswith("{0", pos)
+
+        i = 0
+        n = len(source)
+        while i < n:
+            ch = source[i]
+            if ch == "{":
+                close = source.find("}", i)
+                inner = source[i + 1 : close]
+                if _QUANTIFIER.fullmatch(inner):
+                    flush(drop_last=inner.startswith("0"))
+                elif inner in ("T", "TM", "G") or inner == "F" or inner.startswith("F:"):
+                    flush()
+                else:
+                    flush()
+                    if not optional_after(close + 1):
+                        out.append(self.macro(inner, where))
+                i = close + 1
+            elif ch == "(":
+                close = group_end(source, i)
+                flush()
+                group = source[i : close + 1]
+                if not optional_after(close + 1) and not any(
+                    token in group for token in ("{T", "{F", "{G}")
+                ):
+                    out.append(self.translate(group, where=where, allow_slots=False))
+                i = close + 1
+            elif ch == "[":
+                flush()
+                i = class_end(source, i) + 1
+            elif ch == "\\":
+                flush()
+                i += escape_length(source, i)
+            elif ch == "|":
+                return []
+            elif ch in "?*":
+                flush(drop_last=True)
+                i += 1
+            elif ch in ".^$+)":
+                flush()
+                i += 1
+            else:
+                literal.append(ch)
+                i += 1
+        flush()
+        return out
+
+    def translate(
+        self,
+        source: str,
+        *,
+        where: str,
+        allow_slots: bool,
+        dispatch: bool = False,
+        fillers: list[str] | None = None,
+        stub: bool = False,
+    ) -> str:
+        """Rewrite pattern source into RE2 syntax (see docs/taxonomy-format.md).
+
+        ``stub`` replaces lexicon macros by a placeholder after checking that they
+        exist, to validate a pattern's own syntax cheaply.
+        """
+        out: list[str] = []
+        i = 0
+        n = len(source)
+        while i < n:
+            ch = source[i]
+            if ch == "\\":
+                if i + 1 >= n:
+                    raise PatternError(f"{where}: trailing backslash")
+                if source[i + 1] in "pP" and i + 2 < n and source[i + 2] == "{":
+                    close = source.find("}", i + 2)
+                    if close < 0:
+                        raise PatternError(f"{where}: unterminated \\p{{...}}")
+                    out.append(source[i : close + 1])
+                    i = close + 1
+                elif source[i + 1] in "pP" or source[i + 1 : i + 3] == "x{":
+                    step = escape_length(source, i)
+                    out.append(source[i : i + step])
+                    i += step
+                elif source[i + 1] == "b" or source[i + 1] == "B":
+                    raise PatternError(
+                        f"{where}: \\b is ASCII-only in RE2; word boundaries are added for you"
+                    )
+                else:
+                    out.append(source[i : i + 2])
+                    i += 2
+            elif ch == "[":
+                j = class_end(source, i)
+                if j >= n:
+                    raise PatternError(f"{where}: unterminated character class")
+                inner = fold_class(source[i + 1 : j])
+                out.append("[" + inner + "]")
+                i = j + 1
+            elif ch == "(" and source.startswith("(?", i):
+                if source.startswith("(?P", i) or source.startswith("(?<", i):
+                    raise PatternError(f"{where}: named groups are reserved; use (?:...)")
+                j = i + 2
+                while j < n and source[j] not in ":)":
+                    j += 1
+                out.append(source[i : j + 1])
+                i = j + 1
+            elif ch == "{":
+                close = source.find("}", i)
+                if close < 0:
+                    raise PatternError(f"{where}: unterminated {{")
+                inner = source[i + 1 : close]
+                if _QUANTIFIER.fullmatch(inner):
+                    out.append(source[i : close + 1])
+                elif inner in ("T", "TM"):
+                    if not allow_slots:
+                        raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
+                    out.append(self._slot(inner, dispatch))
+                elif inner == "G":
+                    # Any group mention, without capturing it as the target: for a
+                    # group noun inside a pattern's literal text ("our women").
+                    out.append(r"(?s:.)" if dispatch else "[\\x01\\x02]")
+                elif inner == "F" or inner.startswith("F:"):
+                    if not allow_slots:
+                        raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
+                    words = None
+                    if inner.startswith("F:"):
+                        if inner[2:] not in self._lexicon:
+                            raise PatternError(f"{where}: unknown lexicon entry {{{inner[2:]}}}")
+                        words = "(?:x)" if stub else self.macro(inner[2:], where)
+                    out.append(self._filler(dispatch, fillers, words))
+                elif MACRO_NAME.match(inner):
+                    if stub:
+                        if inner not in self._lexicon:
+                            raise PatternError(f"{where}: unknown lexicon entry {{{inner}}}")
+                        out.append("(?:x)")
+                    else:
+                        out.append(self.macro(inner, where))
+                else:
+                    raise PatternError(f"{where}: unknown placeholder {{{inner}}}")
+                i = close + 1
+            elif ch == " ":
+                while i < n and source[i] == " ":
+                    i += 1
+                out.append(r"\s*")
+            elif ch in ".^$*+?|()":
+                out.append(ch)
+                i += 1
+            else:
+                folded = fold_char(ch)
+                if stub:  # validation: syntax only, letters need no look-alike classes
+                    widened = "".join("\\" + c if c in _REGEX_SPECIAL else c for c in folded)
+                else:
+                    widened = "".join(self._widen(c) for c in folded)
+                out.append(widened if len(folded) <= 1 else f"(?:{widened})")
+                i += 1
+        result = "".join(out)
+        return result
+
+    def _slot(self, kind: str, dispatch: bool) -> str:
+        if dispatch:
+            return r"(?s:.*?)"
+        if self._slots is None:
+            raise PatternError(f"{self._context}: slots used before anchors were compiled")
+        s = self._slots
+        if kind == "TM":
+            return f"(?P<t>[{_MARKS_RE[GROUP_MARK]}{_MARKS_RE[MODIFIER_MARK]}])"
+        det = f"(?:{s.determiners}\\s+)*" if s.determiners else ""
+        tail = f"(?:\\s*{s.tail})?" if s.tail else ""
+        return f"(?P<t>{det}(?:{_MARKS_RE[GROUP_MARK]}|{s.references}){tail})"
+
+    def _filler(self, dispatch: bool, fillers: list[str] | None, words: str | None) -> str:
+        """A run of 0..K words; ``words`` restricts them to a lexicon entry's terms."""
+        # Restricted fillers may run into the next word ("absolutefilth"): their
+        # words come from a list, so that cannot split an unrelated word.
+        word = rf"{words}\s*" if words else r"[^\s.!?;:,\"\x{060C}\x{061B}\x{061F}]+\s+"
+        if dispatch:
+            return f"(?:{word}){{0,{self._filler_max}}}"
+        name = f"f{len(fillers) if fillers is not None else 0}"
+        if fillers is not None:
+            fillers.append(name)
+        return f"(?P<{name}>(?:{word}){{0,{self._filler_max}}})"

@@ -1,0 +1,292 @@
+"""Validated models of the taxonomy files.
+
+The YAML is the single home of every weight, pattern, cue and threshold; these
+models are its schema. They reject unknown keys so that a typo in a taxonomy
+file fails loudly at load time instead of silently dropping a rule.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from engine.languages import LANGUAGES as LANGUAGES
+
+ROW_ID = re.compile(r"^D2\.4a-\d{3}$")
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+IdentityAxis = Literal[
+    "national_origin",
+    "religion",
+    "ethnicity",
+    "race",
+    "migration_status",
+    "gender",
+    "gender_identity",
+    "sexual_orientation",
+    "disability",
+]
+MechanismName = Literal[
+    "false_attribution",
+    "demonization",
+    "objectification",
+    "animalization",
+    "criminalization",
+    "direct_call_to_violence",
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Mechanism(Strict):
+    """One harm mechanism: its severity, reporting category and guidance text."""
+
+    severity: Annotated[int, Field(ge=1, le=4)]
+    category: str
+    display: str
+    guidance: str
+
+
+class Row(Strict):
+    """A taxonomy row: the unit a decision cites (``Matched row D2.4a-NNN``)."""
+
+    id: str
+    mechanism: MechanismName
+    weight: Annotated[float, Field(gt=0.0, le=1.0)]
+    title: str
+
+    @field_validator("id")
+    @classmethod
+    def _row_id(cls, value: str) -> str:
+        if not ROW_ID.match(value):
+            raise ValueError(f"row id {value!r} must look like D2.4a-NNN")
+        return value
+
+
+class Windows(Strict):
+    """Distances, in words and sentences, over which context is looked for."""
+
+    negation_words_before: Annotated[int, Field(ge=0, le=30)]
+    reference_sentences_back: Annotated[int, Field(ge=0, le=10)]
+    reference_sentences_forward: Annotated[int, Field(ge=0, le=3)]
+    counter_speech_sentences: Annotated[int, Field(ge=0, le=5)]
+    benign_words: Annotated[int, Field(ge=0, le=50)]
+    filler_max_words: Annotated[int, Field(ge=1, le=8)]
+
+
+class Obfuscation(Strict):
+    """How pattern literals are widened to catch leetspeak, homoglyphs and typos.
+
+    ``letter_classes`` maps a letter to the other characters that stand for it
+    (digits, symbols, Cyrillic/Greek look-alikes). ``typo_*`` govern the
+    edit-distance-1 spellings generated for lexicon entries marked ``typo``.
+    """
+
+    letter_classes: dict[str, str]
+    typo_min_length: Annotated[int, Field(ge=3, le=12)]
+    typo_deletable: str
+    typo_transpositions: bool
+    typo_deletions: bool
+
+
+class Amplification(Strict):
+    """Score amplification from the optional text-analytics provider."""
+
+    provider: Literal["azure_language"]
+    api_version: str
+    negative_sentiment_min: Annotated[float, Field(ge=0.0, le=1.0)]
+    factor_negative_sentiment: Annotated[float, Field(ge=1.0, le=2.0)]
+    factor_entity_overlap: Annotated[float, Field(ge=1.0, le=2.0)]
+    max_factor: Annotated[float, Field(ge=1.0, le=2.0)]
+    no_sentiment_languages: list[str]
+    no_entity_languages: list[str]
+    default_timeout_s: Annotated[float, Field(gt=0.0, le=30.0)]
+    retry_after_cap_s: Annotated[float, Field(ge=0.0, le=10.0)]
+    max_attempts: Annotated[int, Field(ge=1, le=5)]
+    breaker_failures: Annotated[int, Field(ge=1, le=100)]
+    breaker_cooldown_s: Annotated[float, Field(ge=0.0, le=3600.0)]
+
+
+class Tracking(Strict):
+    """Defaults for source tracking (overridable by settings)."""
+
+    window: Annotated[int, Field(ge=1, le=10_000)]
+    trend_delta: Annotated[float, Field(gt=0.0, le=4.0)]
+    trend_min_observations: Annotated[int, Field(ge=2, le=100)]
+    risk_levels: list[str]
+    risk_by_severity: dict[int, str]
+    escalation_raise: Annotated[int, Field(ge=0, le=3)]
+
+    @model_validator(mode="after")
+    def _risk_known(self) -> Tracking:
+        for sev, level in self.risk_by_severity.items():
+            if level not in self.risk_levels:
+                raise ValueError(f"risk_by_severity[{sev}] = {level!r} is not in risk_levels")
+        return self
+
+
+class LanguageRef(Strict):
+    file: str
+    confidence: Literal["verified", "experimental"]
+
+
+class Taxonomy(Strict):
+    """The top-level taxonomy file (``taxonomy_v1.yaml``)."""
+
+    schema_version: Literal[1] = Field(alias="schema")
+    version: str
+    baseline_tag: str
+    decision_threshold: Annotated[float, Field(gt=0.0, le=1.0)]
+    require_target_present: bool
+    ambiguity_resolution: Literal["highest_score_then_lower_severity_then_lower_row_id"]
+    default_language: Literal["en"]
+    max_text_chars: Annotated[int, Field(ge=1, le=1_000_000)]
+    windows: Windows
+    obfuscation: Obfuscation
+    mechanisms: dict[MechanismName, Mechanism]
+    identity_axes: dict[IdentityAxis, str]
+    rows: list[Row]
+    languages: dict[str, LanguageRef]
+    dogwhistles: str
+    amplification: Amplification
+    tracking: Tracking
+    # Optional so that a taxonomy without a benchmark suite or gate still loads;
+    # the commands that need them say which file is missing.
+    benchmark: str | None = Field(
+        default=None, description="Benchmark suite file (SuiteFile), relative to this file."
+    )
+    legacy_gate: str | None = Field(
+        default=None, description="Legacy phase-1 gate file (GateFile), relative to this file."
+    )
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, value: str) -> str:
+        if not re.fullmatch(r"\d+\.\d+\.\d+", value):
+            raise ValueError(f"version {value!r} must have three parts, e.g. 1.0.0")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Taxonomy:
+        seen: set[str] = set()
+        for row in self.rows:
+            if row.id in seen:
+                raise ValueError(f"row {row.id}: duplicate row id")
+            seen.add(row.id)
+        missing = sorted(set(LANGUAGES) - set(self.languages))
+        if missing:
+            raise ValueError(f"languages: missing {', '.join(missing)}")
+        unknown = sorted(set(self.languages) - set(LANGUAGES))
+        if unknown:
+            raise ValueError(f"languages: unsupported {', '.join(unknown)}")
+        return self
+
+
+class Anchor(Strict):
+    """An identity group and the words that name it in one language.
+
+    ``terms`` are noun phrases that refer to the group ("muslims", "black
+    people"); ``modifiers`` are forms that only name the group when they stand
+    before a noun inside a pattern ("muslim trash", "black vermin"), so a bare
+    adjective such as "black" never anchors on its own.
+    """
+
+    id: str
+    identity_axis: IdentityAxis
+    target_type: str | None = None
+    terms: list[str]
+    modifiers: list[str] = Field(default_factory=list)
+    typo: bool = True
+    note: str | None = None
+
+
+class LexiconEntry(Strict):
+    """A named list of alternatives, used inside patterns as ``{NAME}``."""
+
+    terms: list[str]
+    typo: bool = False
+    note: str | None = None
+
+
+class Cues(Strict):
+    """Suppression cue lists (regex fragments over normalized text)."""
+
+    negation: list[str]
+    negation_exceptions: list[str] = Field(default_factory=list)
+    reporting: list[str]
+    condemnation: list[str]
+    clause_breaks: list[str]
+
+
+class BenignContext(Strict):
+    """A context that makes a literal reading likely (pest control, fiction ...)."""
+
+    id: str
+    cues: list[str]
+    rows: list[str]
+    note: str | None = None
+
+
+class PatternSpec(Strict):
+    """One pattern of a row; a bare string in YAML is shorthand for ``{regex: ...}``."""
+
+    regex: str
+    note: str | None = None
+
+
+class LanguagePack(Strict):
+    """Everything one language contributes: anchors, references, cues, patterns."""
+
+    language: str
+    note: str | None = None
+    references: list[str]
+    anchors: list[Anchor]
+    lexicon: dict[str, LexiconEntry]
+    cues: Cues
+    benign: list[BenignContext] = Field(default_factory=list)
+    typo_exclude: list[str] = Field(default_factory=list)
+    patterns: dict[str, list[PatternSpec]]
+
+    @field_validator("patterns", mode="before")
+    @classmethod
+    def _shorthand(cls, value: object) -> object:
+        if isinstance(value, dict):
+            return {
+                key: [{"regex": p} if isinstance(p, str) else p for p in (items or [])]
+                for key, items in value.items()
+            }
+        return value
+
+    @field_validator("lexicon")
+    @classmethod
+    def _macro_names(cls, value: dict[str, LexiconEntry]) -> dict[str, LexiconEntry]:
+        for name in value:
+            if not MACRO_NAME.match(name):
+                raise ValueError(f"lexicon name {name!r} must be UPPER_SNAKE_CASE")
+        return value
+
+
+class Dogwhistle(Strict):
+    """A coded term: what it says on the surface and what it means in-group."""
+
+    id: str
+    surface: list[str]
+    canonical: str
+    meaning: str
+    identity_axis: IdentityAxis | None
+    names_group: bool
+    row: str
+    weight: Annotated[float, Field(gt=0.0, le=1.0)]
+    note: str | None = None
+
+
+class DogwhistlePack(Strict):
+    language: Literal["en"]
+    source: str
+    entries: list[Dogwhistle]

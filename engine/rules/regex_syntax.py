@@ -1,0 +1,191 @@
+"""Reading RE2 source: where an escape, a character class or a group ends, what an
+expression can match at least, whether it holds an assertion.
+
+Every part of the engine that walks RE2 (or taxonomy pattern) source uses these
+helpers, so escapes and classes are read the same way everywhere: the compiler's
+rewrites (engine.rules.compiler), the load-time checks (engine.rules.load) and
+the dispatch and cue-presence decisions (engine.pipeline).
+"""
+
+from __future__ import annotations
+
+from engine.errors import PatternError
+from engine.text.normalize import fold_char
+
+
+def fold_class(inner: str) -> str:
+    """Fold the literal members of a character class, leaving escapes alone."""
+    out: list[str] = []
+    k = 0
+    while k < len(inner):
+        ch = inner[k]
+        if ch == "\\":
+            step = 3 if inner[k + 1 : k + 2] in ("p", "P") else 2
+            if inner[k + 1 : k + 3] in ("p{", "P{"):
+                step = inner.index("}", k) - k + 1
+            out.append(inner[k : k + step])
+            k += step
+            continue
+        folded = fold_char(ch) if not ch.isascii() else ch.lower()
+        out.append(folded if len(folded) == 1 else ch)
+        k += 1
+    return "".join(out)
+
+
+def escape_length(source: str, start: int) -> int:
+    """Length of the escape at ``start``: ``\\pL``, ``\\p{Greek}``, ``\\x{1F600}``, ``\\s``."""
+    nxt = source[start + 1 : start + 2]
+    if nxt in ("p", "P", "x") and source[start + 2 : start + 3] == "{":
+        close = source.find("}", start)
+        if close < 0:
+            raise PatternError(f"unterminated \\{nxt}{{...}} in {source!r}")
+        return close - start + 1
+    if nxt in ("p", "P"):
+        return 3
+    if nxt == "x":
+        return 4
+    return 2
+
+
+def class_end(source: str, start: int) -> int:
+    j = start + 1
+    if j < len(source) and source[j] == "^":
+        j += 1
+    if j < len(source) and source[j] == "]":
+        j += 1
+    while j < len(source) and source[j] != "]":
+        j += 2 if source[j] == "\\" else 1
+    return j
+
+
+def group_end(source: str, start: int) -> int:
+    """Index of the parenthesis closing the group that opens at ``start``."""
+    depth = 0
+    j = start
+    while j < len(source):
+        ch = source[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "[":
+            j = class_end(source, j) + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    raise PatternError(f"unbalanced parenthesis in {source!r}")
+
+
+def min_length(regex: str) -> int:
+    """The fewest characters an RE2 expression of this compiler's output can match.
+
+    Used to rank a pattern's components by how specific they are: a part that can
+    match one letter ("i") says little; one that needs six says a lot.
+    """
+    value, _ = _min_alternation(regex, 0)
+    return value
+
+
+def _min_alternation(regex: str, i: int) -> tuple[int, int]:
+    best: int | None = None
+    total = 0
+    last = 0
+    while i < len(regex) and regex[i] != ")":
+        ch = regex[i]
+        if ch == "|":
+            best = total if best is None else min(best, total)
+            total = last = 0
+            i += 1
+            continue
+        if ch == "(":
+            j = i + 1
+            if regex.startswith("?P<", j):
+                j = regex.index(">", j) + 1
+            elif regex.startswith("?", j):
+                while regex[j] not in ":)":
+                    j += 1
+                if regex[j] == ")":  # a flag group such as (?i): matches nothing
+                    i = j + 1
+                    continue
+                j += 1
+            last, i = _min_alternation(regex, j)
+            i += 1  # the closing parenthesis
+        elif ch == "[":
+            last, i = 1, class_end(regex, i) + 1
+        elif ch == "\\":
+            step = 2
+            if regex[i + 1 : i + 3] in ("p{", "P{"):
+                step = regex.index("}", i) - i + 1
+            elif regex[i + 1] in "pP":
+                step = 3
+            elif regex[i + 1] == "x":
+                step = regex.index("}", i) - i + 1 if regex[i + 2] == "{" else 4
+            last, i = 1, i + step
+        elif ch in "^$":
+            last, i = 0, i + 1
+        else:
+            last, i = 1, i + 1
+        # A quantifier applies to the atom just read.
+        if i < len(regex) and regex[i] in "?*":
+            last = 0
+            i += 1
+            if i < len(regex) and regex[i] == "?":
+                i += 1
+        elif i < len(regex) and regex[i] == "+":
+            i += 1
+        elif i < len(regex) and regex[i] == "{":
+            close = regex.index("}", i)
+            low = regex[i + 1 : close].split(",")[0]
+            last = last * int(low or 0)
+            i = close + 1
+        total += last
+    best = total if best is None else min(best, total)
+    return best, i
+
+
+def has_assertion(regex: str) -> bool:
+    """Whether an RE2 expression holds a zero-width assertion (``^``, ``$``, ``\\b``...).
+
+    Such an expression can match a slice of a text where it matches nowhere in
+    the whole text (a slice has edges of its own), so "occurs nowhere in the
+    text" proves nothing about its slices.
+    """
+    i = 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "[":
+            i = class_end(regex, i) + 1
+        elif ch == "\\":
+            if regex[i + 1 : i + 2] in ("b", "B", "A", "z", "Z"):
+                return True
+            i += escape_length(regex, i)
+        elif ch in "^$":
+            return True
+        else:
+            i += 1
+    return False
+
+
+def balanced(regex: str) -> bool:
+    """Whether parentheses balance outside character classes and escapes."""
+    depth = 0
+    i = 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i = class_end(regex, i)
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+        i += 1
+    return depth == 0

@@ -1,0 +1,87 @@
+"""Term expanders: the spellings a term stands for besides its own.
+
+Today one expander, typo spellings (one edit in one word); morphology and
+transliteration (Arabizi) are meant to join it here as expanders of the same
+shape: a folded term in, literal spellings out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from engine.rules.models import Obfuscation
+from engine.text.normalize import fold_literal
+
+# A "simple" term: plain words with at most an optional one-letter suffix or an
+# optional (?:a|b) suffix group, which is what typo spellings can be made from.
+_SIMPLE_TERM = re.compile(r"^([^\W\d_](?:[\w' -]*\w)?)(?:\(\?:([\w'|]+)\)(\?)?|(\w)\?)?$")
+
+
+def typo_variants(word: str, obfuscation: Obfuscation, shortest: int | None = None) -> set[str]:
+    """One-edit spellings of ``word`` that people type by accident or on purpose.
+
+    Only adjacent swaps and dropped vowels, never touching the first letter: the
+    edits seen in obfuscated hate ("klil", "Muslms", "deaht") without drifting
+    into unrelated short words.
+    """
+    out: set[str] = set()
+    minimum = obfuscation.typo_min_length if shortest is None else shortest
+    if len(word) < minimum or not word.isalpha():
+        return out
+    if obfuscation.typo_transpositions:
+        for i in range(1, len(word) - 1):
+            if word[i] != word[i + 1]:
+                out.add(word[:i] + word[i + 1] + word[i] + word[i + 2 :])
+    if obfuscation.typo_deletions:
+        for i in range(1, len(word)):
+            if word[i] in obfuscation.typo_deletable:
+                out.add(word[:i] + word[i + 1 :])
+    out.discard(word)
+    return out
+
+
+def concrete_forms(term: str) -> list[str] | None:
+    """Spell out a simple term's forms ("rats?" -> rat, rats); None if not simple."""
+    match = _SIMPLE_TERM.match(term)
+    if match is None:
+        return None
+    stem, group, group_optional, letter = match.groups()
+    if group is not None:
+        forms = [stem + part for part in group.split("|")]
+        return [stem, *forms] if group_optional else forms
+    if letter is not None:
+        return [stem, stem + letter]
+    return [stem]
+
+
+class TypoVariants:
+    """Typo spellings of the simple terms of one language pack."""
+
+    def __init__(self, obfuscation: Obfuscation, exclude: Iterable[str] = ()) -> None:
+        self._obfuscation = obfuscation
+        self._typo_exclude = frozenset(fold_literal(word) for word in exclude)
+
+    def variants(self, term: str, *, multiword: bool) -> list[str]:
+        """Typo spellings of a simple term (plain words, optional simple suffix)."""
+        forms = concrete_forms(fold_literal(term))
+        out: set[str] = set()
+        for form in forms or ():
+            out |= self._phrase_variants(form, multiword=multiword)
+        return sorted(out)
+
+    def _phrase_variants(self, phrase: str, *, multiword: bool) -> set[str]:
+        """Typo spellings of a phrase, one edit in one word.
+
+        In a phrase of several words the context keeps a short word safe, so
+        three-letter words get variants there ("gy people") but not alone.
+        """
+        words = phrase.split(" ")
+        shortest = 3 if multiword or len(words) > 1 else self._obfuscation.typo_min_length
+        out: set[str] = set()
+        for index, word in enumerate(words):
+            for variant in typo_variants(word, self._obfuscation, shortest):
+                if variant in self._typo_exclude:
+                    continue
+                out.add(" ".join([*words[:index], variant, *words[index + 1 :]]))
+        return out

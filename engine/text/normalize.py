@@ -1,0 +1,253 @@
+"""Text normalization with a map back to the original offsets.
+
+Matching runs on a folded copy of the text (case, diacritics, zero-width and bidi
+controls, Arabic letter variants, spaced-out letters), but analysts must see the
+spans of what was actually written, so every normalized character remembers
+the index of the original character it came from.
+
+Leetspeak digits and homoglyphs are *not* folded here: patterns are widened with
+character classes at compile time instead (see ``engine.rules.compiler``), which keeps
+numbers intact for coded terms such as "88" and costs nothing per text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.text.re2x import program
+
+# Zero-width characters, bidi embeddings/isolates/marks and the BOM: invisible
+# characters used to split words past keyword filters.
+_INVISIBLE = frozenset(
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u200b\u200c\u200d"
+    "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067"
+    "\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f\u3164\ufe00\ufe01\ufe02\ufe03\ufe04"
+    "\ufe05\ufe06\ufe07\ufe08\ufe09\ufe0a\ufe0b\ufe0c\ufe0d\ufe0e\ufe0f\ufeff\uffa0"
+)
+
+# Letter variants that people use interchangeably, folded so one pattern covers
+# all spellings: Arabic hamza/alef/taa-marbuta/yaa forms and tatweel, Persian
+# letters common in Arabic-script text, Hausa hooked letters, typographic
+# quotes and dashes.
+_EXTRA_FOLDS: dict[str, str] = {
+    "أ": "ا",
+    "إ": "ا",
+    "آ": "ا",
+    "ٱ": "ا",
+    "ى": "ي",
+    "ة": "ه",
+    "ؤ": "و",
+    "ئ": "ي",
+    "ک": "ك",
+    "ی": "ي",
+    "ـ": "",
+    "ɓ": "b",
+    "ɗ": "d",
+    "ƙ": "k",
+    "ƴ": "y",
+    "ʼ": "'",
+    "‘": "'",
+    "’": "'",
+    "‛": "'",
+    "`": "'",
+    "´": "'",
+    "“": '"',
+    "”": '"',
+    "„": '"',
+    "«": '"',
+    "»": '"',
+    "‹": "'",
+    "›": "'",
+    "‐": "-",
+    "‑": "-",
+    "‒": "-",
+    "–": "-",
+    "—": "-",
+    "―": "-",
+    "−": "-",
+}
+
+# Three or more single letters joined by one separator: "k i l l", "s.c.u.m".
+# Stdlib re (C, no per-call re-encoding): each repeated unit is exactly two
+# characters, so there is nothing to backtrack over.
+_UNIT = r"(?:[^\W_]|[@$])"
+_SPACED = re.compile(rf"(?:^|(?<=[\W_]))({_UNIT}[ .\-_*](?:{_UNIT}[ .\-_*])+{_UNIT})(?=[\W_]|$)")
+# The same shape as a capture-free RE2 program, run first on the bytes: its DFA
+# answers "is there any spaced-out word?" in about a microsecond, and only then
+# does the slower stdlib expression above locate the runs.
+_SPACED_SHAPE = r"(?:^|[^\pL\pN])(?:[\pL\pN@$][ .\-_*]){2,}[\pL\pN@$](?:[^\pL\pN]|$)"
+_SPACED_FILTER = program(_SPACED_SHAPE)
+# The ASCII fast path asks one question with one DFA pass: is there anything to
+# fold beyond case, that is a spaced-out word or a control character? The
+# classifier asks it inside its own scan (engine.pipeline.scan carries this shape in its
+# Set), which saves the pass; see lower_ascii.
+ASCII_FOLD_SHAPE = _SPACED_SHAPE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+_ASCII_FILTER = program(ASCII_FOLD_SHAPE)
+_SEPARATORS = frozenset(" .-_*")
+
+
+def _has_spaced(text: str) -> bool:
+    data = text.encode("utf-8", "surrogatepass")
+    return _SPACED_FILTER.found(data)
+
+
+# Control characters other than tab and line breaks: dropped by the general path
+# (the skeleton uses two of them as marks), so their presence leaves the fast path.
+_ASCII_FOLD = tuple(
+    ""
+    if (code < 32 and chr(code) not in "\t\n\r") or code == 127
+    else "'"
+    if chr(code) == "`"
+    else chr(code).lower()
+    for code in range(128)
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@lru_cache(maxsize=65536)
+def fold_char(ch: str) -> str:
+    """Fold one character to its matching form ('' when it carries nothing)."""
+    if ch in _INVISIBLE:
+        return ""
+    extra = _EXTRA_FOLDS.get(ch)
+    if extra is not None:
+        return extra
+    if ch in "\t\n\r":
+        return ch
+    if ch.isspace():
+        return " "
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf", "Co", "Cs") and ch not in "\t\n\r":
+        # Controls, format characters, private-use (reserved for the skeleton's
+        # group marks) and lone surrogates carry nothing to match.
+        return ""
+    folded = unicodedata.normalize("NFKC", ch).casefold()
+    decomposed = unicodedata.normalize("NFKD", folded)
+    out = []
+    for part in decomposed:
+        if unicodedata.category(part) in ("Mn", "Me"):
+            continue
+        out.append(_EXTRA_FOLDS.get(part, part))
+    return "".join(out)
+
+
+def fold_literal(text: str) -> str:
+    """Fold a pattern literal the same way texts are folded, so both sides agree."""
+    return "".join(fold_char(ch) for ch in text)
+
+
+@dataclass(slots=True)
+class Normalized:
+    """A normalized text and, where it differs in length, the offset map.
+
+    ``offsets[i]`` is the index in the original text of normalized character
+    ``i``; ``None`` means the mapping is the identity (the common ASCII case),
+    which saves building a list for most texts.
+    """
+
+    text: str
+    original: str
+    offsets: tuple[int, ...] | None
+    data: bytes | None = None  # UTF-8 of ``text`` when already computed
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """Map a normalized [start, end) span to the original text."""
+        if self.offsets is None:
+            return start, end
+        if start >= len(self.offsets):
+            return len(self.original), len(self.original)
+        o_start = self.offsets[start]
+        o_end = self.offsets[end - 1] + 1 if end > start else o_start
+        return o_start, o_end
+
+
+def lower_ascii(text: str) -> Normalized:
+    """``normalize`` of an ASCII text in which ASCII_FOLD_SHAPE does not occur.
+
+    For an ASCII text, normalizing is lowercasing (and folding the backtick used
+    as an apostrophe, which keeps the length) unless the text holds a spaced-out
+    word or a control character. The caller checks that on the result's ``data``
+    (with ASCII_FOLD_SHAPE) and calls ``normalize`` instead when it does.
+    """
+    lowered = text.lower().replace("`", "'")
+    return Normalized(lowered, text, None, lowered.encode("ascii"))
+
+
+def normalize(text: str) -> Normalized:
+    """Fold ``text`` for matching; see the module docstring for what is folded."""
+    if text.isascii():
+        lowered = lower_ascii(text)
+        data = lowered.data
+        assert data is not None
+        if not _ASCII_FILTER.found(data):
+            return lowered
+        if _CONTROL.search(text) is None:
+            return _join_spaced(lowered.text, text, list(range(len(text))))
+    chars: list[str] = []
+    offsets: list[int] = []
+    for index, ch in enumerate(text):
+        code = ord(ch)
+        folded = _ASCII_FOLD[code] if code < 128 else fold_char(ch)
+        if not folded:
+            continue
+        chars.append(folded)
+        if len(folded) == 1:
+            offsets.append(index)
+        else:
+            offsets.extend([index] * len(folded))
+    joined = "".join(chars)
+    if _has_spaced(joined):
+        return _join_spaced(joined, text, offsets)
+    if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
+        return Normalized(joined, text, None)
+    return Normalized(joined, text, tuple(offsets))
+
+
+def _identity(offsets: list[int]) -> bool:
+    return all(i == o for i, o in enumerate(offsets))
+
+
+def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:
+    """Remove the separators inside runs of spaced-out single letters.
+
+    A run stops where the letter case changes after its second letter, so that
+    "the next i m m i g r a n t I see" joins the word but not the pronoun.
+    """
+    keep_chars: list[str] = []
+    keep_offsets: list[int] = []
+    cursor = 0
+    pos = 0
+    while True:
+        match = _SPACED.search(folded, pos)
+        if match is None:
+            break
+        start, end = match.span(1)
+        end = _case_consistent_end(original, offsets, start, end)
+        if end - start < 5:  # fewer than three letters left: leave it alone
+            pos = match.end(1)
+            continue
+        keep_chars.append(folded[cursor:start])
+        keep_offsets.extend(offsets[cursor:start])
+        for i in range(start, end, 2):
+            keep_chars.append(folded[i])
+            keep_offsets.append(offsets[i])
+        cursor = end
+        pos = end
+    keep_chars.append(folded[cursor:])
+    keep_offsets.extend(offsets[cursor:])
+    return Normalized("".join(keep_chars), original, tuple(keep_offsets))
+
+
+def _case_consistent_end(original: str, offsets: list[int], start: int, end: int) -> int:
+    reference = original[offsets[start + 2]] if start + 2 < end else ""
+    if not reference.isalpha() or reference.isupper() == reference.islower():
+        return end
+    upper = reference.isupper()
+    for i in range(start + 4, end, 2):
+        ch = original[offsets[i]]
+        if ch.isalpha() and ch.isupper() != upper and ch.isupper() != ch.islower():
+            return i - 1
+    return end

@@ -1,0 +1,101 @@
+"""The only module that touches google-re2's internals.
+
+google-re2's Python wrapper re-encodes a ``str`` and converts every byte offset
+back to a character offset on each call; the engine matches the same UTF-8 bytes
+many times, so it calls the compiled program directly (``Regex.match``) and
+converts offsets itself (``engine.text.subject``). Sets are matched through the
+same bytes-in, indices-out entry point. Everything that knows those private
+names (``_regexp``, ``_set``, ``_Anchor``) lives here, so a new google-re2
+release is checked in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import re2
+
+Span = tuple[int, int]
+NO_SPAN: Span = (-1, -1)
+UNANCHORED = re2._Anchor.UNANCHORED
+SET_MAX_MEM = 256 << 20
+REGEX_MAX_MEM = 64 << 20
+RegexError = re2.error
+SetMatch = Callable[[bytes], list[int]]
+
+
+def options(
+    max_mem: int = REGEX_MAX_MEM, *, longest: bool = False, never_capture: bool = False
+) -> re2.Options:
+    out = re2.Options()
+    out.max_mem = max_mem
+    out.log_errors = False
+    out.longest_match = longest
+    out.never_capture = never_capture
+    return out
+
+
+class Regex:
+    """A compiled RE2 expression matched on UTF-8 bytes.
+
+    ``match(UNANCHORED, data, start, end)`` is the compiled program's own entry
+    point: it returns the byte spans of every group, ``(-1, -1)`` for a group
+    that did not take part (and for group 0 when nothing matched).
+    """
+
+    __slots__ = ("groupindex", "match", "pattern")
+
+    def __init__(self, source: str, opts: re2.Options | None = None) -> None:
+        compiled = re2.compile(source, opts if opts is not None else options())
+        self.pattern = source
+        self.groupindex: dict[str, int] = dict(compiled.groupindex)
+        self.match: Callable[[Any, bytes, int, int], list[Span]] = compiled._regexp.Match
+
+    def first_match(self, data: bytes) -> list[Span] | None:
+        """Byte spans of every group of the first match in ``data``, or None.
+
+        RE2 answers a miss from its DFA alone before any submatch work.
+        """
+        spans = self.match(UNANCHORED, data, 0, len(data))
+        return spans if spans[0][0] >= 0 else None
+
+    def found(self, data: bytes) -> bool:
+        return self.match(UNANCHORED, data, 0, len(data))[0][0] >= 0
+
+
+def program(source: str) -> Regex:
+    """A capture-free expression with the library's default memory budget, for filters."""
+    opts = re2.Options()
+    opts.never_capture = True
+    return Regex(source, opts)
+
+
+class _Set:
+    __slots__ = ("match", "set")
+
+    def __init__(self, kind: Callable[[re2.Options], Any], entries: Iterable[str]) -> None:
+        self.set = kind(options(SET_MAX_MEM))
+        for entry in entries:
+            self.set.Add(entry)
+        self.set.Compile()
+        self.match: SetMatch = self.set._set.Match  # bytes in, indices out
+
+
+def search_set(entries: Iterable[str]) -> SetMatch:
+    """Which entries match somewhere in the bytes, one DFA pass (indices in Add order)."""
+    return _Set(re2.Set.SearchSet, entries).match
+
+
+def full_match_set(entries: Iterable[str]) -> SetMatch:
+    """Which entries match the whole of the bytes."""
+    return _Set(re2.Set.FullMatchSet, entries).match
+
+
+def error_reason(exc: Exception) -> str:
+    """RE2's message, readable: it arrives as bytes of the translated expression."""
+    message = exc.args[0] if exc.args else exc
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    text = str(message)
+    return text if len(text) <= 160 else text[:157] + "..."

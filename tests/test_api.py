@@ -881,7 +881,7 @@ def test_an_unexpected_error_is_a_bare_500_with_a_logged_request_id(
 def test_no_secret_appears_in_any_response_or_log(
     classifier: Classifier, shared_url: str, caplog: pytest.LogCaptureFixture, source: str
 ) -> None:
-    from engine.azure_language import AzureLanguageAmplifier
+    from engine.amplify.azure import AzureLanguageAmplifier
 
     from tests.fakes.azure_language import FakeAzureLanguage
 

@@ -20,6 +20,7 @@ import tempfile
 import termios
 import time
 from fcntl import ioctl
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -318,10 +319,13 @@ async def _measure(settings: Any, triage_file: Path) -> dict[str, Any]:
         # Best of three walks, as the CLI's figure is a best of runs too.
         elapsed_runs, walked_runs = [], []
         for _ in range(3):
-            started = time.perf_counter()
+            pressed_at = time.perf_counter()
             await pilot.press("v")
-            await _until(pilot, lambda: watch.first_after(ChainVerified, started) is not None)
-            elapsed_runs.append(watch.first_after(ChainVerified, started) - started)  # type: ignore[operator]
+            await _until(
+                pilot, partial(lambda since: watch.first_after(ChainVerified, since), pressed_at)
+            )
+            done_at = watch.first_after(ChainVerified, pressed_at)
+            elapsed_runs.append(done_at - pressed_at)  # type: ignore[operator]
             walked_runs.append(walk["end"] - walk["start"])
             await pilot.press("escape")
             await pilot.pause()

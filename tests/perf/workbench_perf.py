@@ -280,11 +280,11 @@ async def _measure(settings: Any, triage_file: Path) -> dict[str, Any]:
         def tick(expected: float) -> None:
             lateness.append(max(0.0, loop.time() - expected))
             if ticking:
-                loop.call_at(expected + 0.05, tick, expected + 0.05)
+                loop.call_at(expected + 0.02, tick, expected + 0.02)
 
         started = time.perf_counter()
         app.screen.start(TriageOptions(triage_file))  # type: ignore[attr-defined]
-        loop.call_at(loop.time() + 0.05, tick, loop.time() + 0.05)
+        loop.call_at(loop.time() + 0.02, tick, loop.time() + 0.02)
         await _until(pilot, lambda: watch.first_after(TriageFinished, started) is not None, 300)
         ticking = False
         began = watch.first_after(TriageStarted, started) or started

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 from rich import box
@@ -20,7 +20,9 @@ from rich.table import Table
 from rich.text import Text
 
 from engine import Classification, Signal
-from engine.taxonomy_models import Taxonomy
+
+if TYPE_CHECKING:
+    from engine.taxonomy_models import Taxonomy
 
 NONE_LABEL = "NONE (0)"
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.classifier import Classifier
+if TYPE_CHECKING:
+    from engine.classifier import Classifier
+
 
 MAX_FAILURES = 200
 

@@ -9,6 +9,7 @@ the first frame, so the app paints at once and says that it is loading.
 from __future__ import annotations
 
 import gc
+import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -26,12 +27,7 @@ from workbench.tui.messages import (
     StoreOpened,
     StoreUnavailable,
 )
-from workbench.tui.screens.benchmark import BenchmarkScreen
 from workbench.tui.screens.classify import ClassifyScreen
-from workbench.tui.screens.help import HelpScreen
-from workbench.tui.screens.source import SourceScreen
-from workbench.tui.screens.sources import SourcesScreen
-from workbench.tui.screens.triage import TriageScreen
 from workbench.tui.services import Clock, Services
 from workbench.tui.themes import DARK, LIGHT, THEMES, VARIABLE_DEFAULTS
 
@@ -44,11 +40,13 @@ class WorkbenchApp(App[None]):
 
     TITLE = "harmwatch"
     CSS_PATH = "workbench.tcss"
+    # Classify is the first screen; the other modes are imported when first opened,
+    # so the first frame does not wait for their modules.
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
         "classify": ClassifyScreen,
-        "triage": TriageScreen,
-        "sources": SourcesScreen,
-        "benchmark": BenchmarkScreen,
+        "triage": lambda: _screen("triage", "TriageScreen")(),
+        "sources": lambda: _screen("sources", "SourcesScreen")(),
+        "benchmark": lambda: _screen("benchmark", "BenchmarkScreen")(),
     }
     DEFAULT_MODE = "classify"
     COMMANDS = App.COMMANDS | {NavigationProvider, SourceProvider, JobProvider}
@@ -155,6 +153,8 @@ class WorkbenchApp(App[None]):
         self.switch_mode(mode)
 
     def action_help(self) -> None:
+        from workbench.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
@@ -170,6 +170,8 @@ class WorkbenchApp(App[None]):
 
     def open_source(self, source_id: str) -> None:
         """Show one source, over the Sources list so that escape goes back to it."""
+        from workbench.tui.screens.source import SourceScreen
+
         self.switch_mode("sources")
         while isinstance(self.screen, SourceScreen):
             self.pop_screen()
@@ -187,6 +189,14 @@ class WorkbenchApp(App[None]):
 
     def on_unmount(self) -> None:
         self.services.store.close()
+
+
+def _screen(module: str, name: str) -> Callable[[], Screen[Any]]:
+    """A mode's screen class, from its module (imported on first use)."""
+    loaded: Callable[[], Screen[Any]] = getattr(
+        importlib.import_module(f"workbench.tui.screens.{module}"), name
+    )
+    return loaded
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,4 +1,10 @@
-"""Coded-language (dogwhistle) hits, and the coded term a result reports."""
+"""Coded-language (dogwhistle) hits, and the coded term a result reports.
+
+A coded term with a common ordinary sense ("Skittles", "bankers") is an
+*ambiguous* form: its own signal needs an ordinary group anchor, and it names its
+group only where its gate lets a harm pattern take it as target
+(``engine.pipeline.targets.gate_open``); it is reported only then.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.pipeline.doc import Doc, Hit
 from engine.result import DogwhistleMatch
-from engine.rules.models import Dogwhistle, Row
+from engine.rules.models import CodedGate, Dogwhistle, Row
 from engine.text import re2x
 
 
@@ -20,6 +26,7 @@ class CodedInfo:
     severity: int
     mechanism: str
     row: Row
+    gate: CodedGate | None = None  # set for the entry's ambiguous forms
 
 
 def coded_hits(doc: Doc) -> tuple[list[Hit], DogwhistleMatch | None]:
@@ -31,9 +38,11 @@ def coded_hits(doc: Doc) -> tuple[list[Hit], DogwhistleMatch | None]:
         entry = coded.entry
         row = coded.row
         seen: DogwhistleMatch | None = None
+        gated = coded.gate is not None
+        names_group = entry.names_group and not gated
         for spans in doc.subject.finditer(coded.regex, coded.group):
             start, end = spans[coded.group]
-            if seen is None:
+            if seen is None and not gated:
                 seen = dogwhistle_match(doc, entry, start, end)
             out.append(
                 Hit(
@@ -47,7 +56,7 @@ def coded_hits(doc: Doc) -> tuple[list[Hit], DogwhistleMatch | None]:
                     None,
                     None,
                     [],
-                    entry.names_group,
+                    names_group,
                 )
             )
         if first is None:
@@ -56,12 +65,21 @@ def coded_hits(doc: Doc) -> tuple[list[Hit], DogwhistleMatch | None]:
 
 
 def coded_anchor(doc: Doc) -> DogwhistleMatch | None:
-    """A coded group name used as a pattern's target counts as a dogwhistle match."""
+    """A coded group name used as a pattern's target counts as a dogwhistle match.
+
+    An ambiguous form counts only once its gate let a hit take it as target (the
+    targets stage records those); on its own it is most likely its ordinary sense.
+    """
     if not doc.lang.coded:
         return None
+    gates = doc.lang.coded_gates
+    opened = doc.coded_index().opened if gates else ()
     for mention in doc.mentions():
-        if mention.anchor.coded is not None:
-            return dogwhistle_match(doc, mention.anchor.coded, mention.start, mention.end)
+        coded = mention.anchor.coded
+        if coded is not None and (
+            mention.anchor.id not in gates or (mention.start, mention.end) in opened
+        ):
+            return dogwhistle_match(doc, coded, mention.start, mention.end)
     return None
 
 

@@ -16,6 +16,7 @@ from engine.text.subject import Subject
 if TYPE_CHECKING:
     from engine.pipeline.language import LanguagePipeline
     from engine.pipeline.scan import ScanHits
+    from engine.pipeline.targets import CodedIndex
     from engine.result import SignalSource
 
 
@@ -40,6 +41,7 @@ class Doc:
     """One text on its way through a language's pipeline."""
 
     __slots__ = (
+        "_coded_index",
         "_context",
         "_context_targets",
         "_cues",
@@ -79,6 +81,7 @@ class Doc:
         self._context_targets: list[Mention] | None = None
         self._skeleton: tuple[Skeleton, Subject] | None = None
         self._cues: frozenset[int] | None = None
+        self._coded_index: CodedIndex | None = None
 
     # -- cues ------------------------------------------------------------------
     def may_find(self, finder: CueFinder) -> bool:
@@ -113,6 +116,14 @@ class Doc:
         if self._targets is None:
             self._targets = [m for m in self.mentions() if m.kind != "modifier"]
         return self._targets
+
+    def coded_index(self) -> CodedIndex:
+        """The target mentions indexed for coded terms (built once per text)."""
+        if self._coded_index is None:
+            from engine.pipeline.targets import CodedIndex
+
+            self._coded_index = CodedIndex(self.targets())
+        return self._coded_index
 
     def context_targets(self) -> list[Mention]:
         """The target mentions of the context given with the text."""

@@ -17,6 +17,7 @@ from engine.pipeline.scan import Scanner
 from engine.pipeline.suppress import SUPPRESSORS, Suppressor
 from engine.rules.compiler import NOT_WORD, PatternCompiler, SlotSource
 from engine.rules.load import LoadedTaxonomy
+from engine.rules.models import CodedGate
 from engine.rules.regex_syntax import min_length
 from engine.text import re2x
 
@@ -81,33 +82,44 @@ class LanguagePipeline:
                 finder_groups.append((info, "modifier"))
                 set_entries.append(f"(?:^|{NOT_WORD}){mods}")
         # Coded terms (English lexicon only): those that name a group anchor too.
+        # Ambiguous forms are a second finder part and scan entry, behind their gate.
         self.coded: list[CodedInfo] = []
+        self.coded_gates: dict[str, CodedGate] = {}
         coded_entries: list[str] = []
         if code == "en":
+            gates = taxonomy.dogwhistles.gates
             for entry in taxonomy.dogwhistles.entries:
-                body = compiler.terms(entry.surface, typo=False, where=f"dogwhistle {entry.id}")
                 row = taxonomy.row(entry.row)
-                coded_regex = re2x.Regex(bounded(body))
-                self.coded.append(
-                    CodedInfo(
-                        entry=entry,
-                        regex=coded_regex,
-                        group=coded_regex.groupindex["m"],
-                        severity=root.mechanisms[row.mechanism].severity,
-                        mechanism=row.mechanism,
-                        row=row,
+                gate = gates[entry.gate] if entry.gate is not None else None
+                for forms, form_gate in ((entry.surface, None), (entry.ambiguous, gate)):
+                    if not forms:
+                        continue
+                    body = compiler.terms(forms, typo=False, where=f"dogwhistle {entry.id}")
+                    coded_regex = re2x.Regex(bounded(body))
+                    self.coded.append(
+                        CodedInfo(
+                            entry=entry,
+                            regex=coded_regex,
+                            group=coded_regex.groupindex["m"],
+                            severity=root.mechanisms[row.mechanism].severity,
+                            mechanism=row.mechanism,
+                            row=row,
+                            gate=form_gate,
+                        )
                     )
-                )
-                coded_entries.append(bounded(body))
-                if entry.names_group and entry.identity_axis is not None:
-                    info = AnchorInfo(
-                        id=f"coded.{entry.id}",
-                        identity_axis=entry.identity_axis,
-                        target_type=axes[entry.identity_axis],
-                        coded=entry,
-                    )
-                    finder_parts.append(body)
-                    finder_groups.append((info, "coded"))
+                    coded_entries.append(bounded(body))
+                    if entry.names_group and entry.identity_axis is not None:
+                        anchor_id = f"coded.{entry.id}" + ("" if form_gate is None else ".gated")
+                        info = AnchorInfo(
+                            id=anchor_id,
+                            identity_axis=entry.identity_axis,
+                            target_type=axes[entry.identity_axis],
+                            coded=entry,
+                        )
+                        if form_gate is not None:
+                            self.coded_gates[anchor_id] = form_gate
+                        finder_parts.append(body)
+                        finder_groups.append((info, "coded"))
         self.mentions = MentionFinder(finder_parts, finder_groups)
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None

@@ -1,22 +1,112 @@
 """Which group a hit targets: the mention in its slot, the group a pronoun refers to
-(in the text or its context), or for a coded term the group it names or sits by."""
+(in the text or its context), or for a coded term the group it names or sits by.
+
+An ambiguous coded form ("Skittles", "bankers") is a target only where its gate
+opens (``gate_open``): the predicate of a harm pattern selects the coded reading,
+unless the gate excludes that pattern's row or asks for corroboration.
+"""
 
 from __future__ import annotations
 
+import bisect
+
 from engine.pipeline.doc import Doc, Hit
 from engine.pipeline.mentions import Mention
+from engine.rules.models import CodedGate
+
+
+class CodedIndex:
+    """A text's target mentions, indexed once so every coded hit finds its target in
+    O(log n) (issue 13: a rescan of every mention per hit made "ZOG ZOG ..." quadratic).
+
+    Also records the ambiguous coded mentions whose gate opened (``opened``), which
+    are the only ones a result reports as dogwhistle matches.
+    """
+
+    __slots__ = ("axes", "mentions", "opened", "ordinary", "ordinary_starts", "starts")
+
+    def __init__(self, mentions: list[Mention]) -> None:
+        self.mentions = mentions
+        self.starts = [m.start for m in mentions]
+        self.ordinary = [m for m in mentions if m.anchor.coded is None]
+        self.ordinary_starts = [m.start for m in self.ordinary]
+        self.axes = frozenset(m.anchor.identity_axis for m in self.ordinary)
+        self.opened: set[tuple[int, int]] = set()
+
+    def containing(self, start: int, end: int) -> Mention | None:
+        """The mention spanning [start, end): mentions never overlap, so only the last
+        one starting at or before ``start`` can."""
+        index = bisect.bisect_right(self.starts, start) - 1
+        if index >= 0 and self.mentions[index].end >= end:
+            return self.mentions[index]
+        return None
+
+    def nearest_ordinary(self, start: int) -> Mention | None:
+        """The ordinary (uncoded) mention whose start is nearest; the earlier on a tie."""
+        ordinary, starts = self.ordinary, self.ordinary_starts
+        index = bisect.bisect_left(starts, start)
+        if index == 0:
+            return ordinary[0] if ordinary else None
+        before = ordinary[index - 1]
+        if index == len(ordinary):
+            return before
+        after = ordinary[index]
+        return after if after.start - start < start - before.start else before
 
 
 def target(doc: Doc, hit: Hit) -> Mention | None:
-    if hit.t_span is not None:
-        return hit.slot or reference(doc, hit.t_span)
-    return coded_target(doc, hit.start, hit.end, hit.names_group)
+    if hit.t_span is None:
+        return coded_target(doc, hit.start, hit.end, hit.names_group)
+    slot = hit.slot
+    if slot is None:
+        found = reference(doc, hit)
+    elif gate_open(doc, slot, hit):
+        found = slot
+    else:
+        return None
+    if found is not None and found.anchor.id in doc.lang.coded_gates:
+        doc.coded_index().opened.add((found.start, found.end))
+    return found
 
 
-def reference(doc: Doc, t_span: tuple[int, int]) -> Mention | None:
-    """The group a pronoun in a target slot refers to."""
-    t_start, t_end = t_span
+def gate_open(doc: Doc, mention: Mention, hit: Hit) -> bool:
+    """Whether a mention may be the target of a pattern hit: always, unless it is an
+    ambiguous coded form whose gate stays shut (see CodedGate)."""
+    gates = doc.lang.coded_gates
+    if not gates or mention.kind != "coded":
+        return True
+    gate = gates.get(mention.anchor.id)
+    if gate is None:
+        return True
+    excluded = gate.exclude
+    if excluded and (hit.row.id in excluded or hit.pattern_id in excluded):
+        return False
+    return not gate.corroborate or corroborated(doc, mention, gate)
+
+
+def corroborated(doc: Doc, mention: Mention, gate: CodedGate) -> bool:
+    """Evidence besides the predicate that the coded reading is meant: the text names
+    the same group with an ordinary word, uses another (unambiguous) coded term, or
+    sets the term off in a mark (scare quotes)."""
+    if mention.anchor.identity_axis in doc.coded_index().axes:
+        return True
+    lang = doc.lang
+    if any(lang.coded[i].gate is None for i in doc.hits.coded):
+        return True
+    text = doc.text
+    return any(
+        text.endswith(mark, 0, mention.start) and text.startswith(mark, mention.end)
+        for mark in gate.marks
+    )
+
+
+def reference(doc: Doc, hit: Hit) -> Mention | None:
+    """The group a pronoun in a hit's target slot refers to."""
+    assert hit.t_span is not None
+    t_start, t_end = hit.t_span
     candidates = doc.targets()
+    if doc.lang.coded_gates:
+        candidates = [m for m in candidates if gate_open(doc, m, hit)]
     windows = doc.lang.windows
     sentence = doc.sentence_of(t_start)
     # Back: nearest mention before the slot, within the window of sentences.
@@ -34,12 +124,10 @@ def reference(doc: Doc, t_span: tuple[int, int]) -> Mention | None:
 
 
 def coded_target(doc: Doc, start: int, end: int, names_group: bool) -> Mention | None:
-    mentions = doc.targets()
+    """A coded term's own target: the group it names, else the nearest ordinary mention."""
+    index = doc.coded_index()
     if names_group:
-        inside = [m for m in mentions if m.start <= start and m.end >= end]
-        if inside:
-            return inside[0]
-    ordinary = [m for m in mentions if m.anchor.coded is None]
-    if not ordinary:
-        return None
-    return min(ordinary, key=lambda m: abs(m.start - start))
+        inside = index.containing(start, end)
+        if inside is not None:
+            return inside
+    return index.nearest_ordinary(start)

@@ -160,6 +160,14 @@ def load_taxonomy(path: Path | str | None = None) -> LoadedTaxonomy:
     for entry in dogwhistles.entries:
         if entry.row not in row_ids:
             raise TaxonomyError(f"{dw_path}: entry {entry.id}: unknown row {entry.row}")
+    for name, gate in dogwhistles.gates.items():
+        for excluded in gate.exclude:
+            # A row id, or one English pattern of it ("D2.4a-013:en:1").
+            row_id, _, index = excluded.partition(":en:")
+            count = len(packs["en"].patterns.get(row_id, [])) if "en" in packs else 0
+            known = row_id in row_ids and (not index or (index.isdigit() and int(index) < count))
+            if not known:
+                raise TaxonomyError(f"{dw_path}: gate {name}: unknown row or pattern {excluded}")
     loaded = LoadedTaxonomy(
         path=root_path, root=root, packs=packs, dogwhistles=dogwhistles, digest=digest.hexdigest()
     )
@@ -239,6 +247,9 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
             for coded in loaded.dogwhistles.entries:
                 where = f"{dw_path}: entry {coded.id}"
                 checks.extend((where, surface, "term") for surface in coded.surface)
+                checks.extend((where, form, "term") for form in coded.ambiguous)
+            for name, gate in loaded.dogwhistles.gates.items():
+                checks.extend((f"{dw_path}: gate {name}", mark, "term") for mark in gate.marks)
         for row_id, specs in pack.patterns.items():
             for index, spec in enumerate(specs):
                 checks.append((f"{path}: row {row_id}: pattern {index}", spec.regex, "pattern"))

@@ -273,10 +273,17 @@ class LanguagePack(Strict):
 
 
 class Dogwhistle(Strict):
-    """A coded term: what it says on the surface and what it means in-group."""
+    """A coded term: what it says on the surface and what it means in-group.
+
+    ``surface`` forms have no common ordinary sense; ``ambiguous`` forms do
+    ("Skittles", "bankers"), so they name the group only where the entry's
+    ``gate`` (a key of the pack's ``gates``) finds the coded reading selected.
+    """
 
     id: str
     surface: list[str]
+    ambiguous: list[str] = Field(default_factory=list)
+    gate: str | None = None
     canonical: str
     meaning: str
     identity_axis: IdentityAxis | None
@@ -285,8 +292,43 @@ class Dogwhistle(Strict):
     weight: Annotated[float, Field(gt=0.0, le=1.0)]
     note: str | None = None
 
+    @model_validator(mode="after")
+    def _gated(self) -> Dogwhistle:
+        if not self.surface and not self.ambiguous:
+            raise ValueError(f"entry {self.id}: needs surface or ambiguous forms")
+        if self.ambiguous and self.gate is None:
+            raise ValueError(f"entry {self.id}: ambiguous forms need a gate")
+        return self
+
+
+class CodedGate(Strict):
+    """When an ambiguous coded form names its group (docs/taxonomy-format.md).
+
+    Always: it must be the target of a harm pattern (the predicate selects the
+    coded reading; the term alone never does). ``exclude``: rows, or single
+    patterns (``D2.4a-013:en:1``), whose predicate is literal or ordinary for the
+    ordinary referent (animal metaphors for an animal, "get rid of" for a
+    product). ``corroborate``: the ordinary referent is itself a set of people
+    (bankers), so a harm predicate does not select the coded reading either; the
+    text must also name the group or another coded term, or set the term off in
+    one of ``marks`` (scare quotes).
+    """
+
+    exclude: list[str] = Field(default_factory=list)
+    corroborate: bool = False
+    marks: list[str] = Field(default_factory=list)
+    note: str | None = None
+
 
 class DogwhistlePack(Strict):
     language: Literal["en"]
     source: str
+    gates: dict[str, CodedGate] = Field(default_factory=dict)
     entries: list[Dogwhistle]
+
+    @model_validator(mode="after")
+    def _known_gates(self) -> DogwhistlePack:
+        for entry in self.entries:
+            if entry.gate is not None and entry.gate not in self.gates:
+                raise ValueError(f"entry {entry.id}: unknown gate {entry.gate!r}")
+        return self

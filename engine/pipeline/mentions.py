@@ -17,6 +17,7 @@ slot *is* the mention.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -67,17 +68,44 @@ def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
     return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
 
 
-def _boundary_at(padded: bytes, end: int) -> bool:
-    """Whether the byte after a match is certainly a boundary (ASCII, not a letter or digit).
+def _char_at(padded: bytes, end: int) -> str:
+    """The character whose UTF-8 encoding starts at byte ``end`` ('' past the end).
 
-    A non-ASCII byte may or may not begin a letter; it counts as unknown.
+    The finder works on bytes, but a boundary character may take two to four of
+    them (Arabic "؟" "،" "؛", « », CJK punctuation): deciding on the first byte
+    alone would call every non-ASCII punctuation mark a letter.
     """
-    return end < len(padded) and padded[end] < 0x80 and not padded[end : end + 1].isalnum()
+    if end >= len(padded):
+        return ""
+    return padded[end : end + _width(padded[end])].decode("utf-8", "replace")[:1]
+
+
+def _width(lead: int) -> int:
+    """The length of the UTF-8 sequence that begins with byte ``lead``."""
+    return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _last_char_start(padded: bytes, end: int) -> int:
+    """Where the UTF-8 character that ends at byte ``end`` begins.
+
+    The finder's trailing boundary (``[^\\pL\\pN]``) is one character, not one
+    byte: a mention followed by "؟" must end before both of its bytes.
+    """
+    start = end - 1
+    while start > 0 and 0x80 <= padded[start] < 0xC0:
+        start -= 1
+    return start
+
+
+def _boundary_at(padded: bytes, end: int) -> bool:
+    """Whether the character after a match is certainly a boundary (not a letter or digit)."""
+    ch = _char_at(padded, end)
+    return ch != "" and not ch.isalnum()
 
 
 def _word_follows(padded: bytes, end: int) -> bool:
-    """Whether the byte after a match (in padded coordinates) starts a word."""
-    return end < len(padded) and (padded[end : end + 1].isalnum() or padded[end] >= 0x80)
+    """Whether the character after a match (in padded coordinates) is a letter or digit."""
+    return _char_at(padded, end).isalnum()
 
 
 class MentionFinder:
@@ -129,10 +157,14 @@ class MentionFinder:
             start, end = finder(UNANCHORED, data, position, limit)[0]
             if start < 0:
                 break
-            # Padded coordinates: the first byte of the match is the boundary
-            # (the pad counts as one), so the mention is [start + 1, end - trail)
-            # in padded bytes, which is [start, end - trail - 1) in the text.
-            b_start, b_end = start, end - trail - 1
+            # Padded coordinates: the first character of the match is the boundary
+            # (the pad counts as one), so the mention is [start + w, stop) in
+            # padded bytes, which is [start + w - 1, stop - 1) in the text, where
+            # ``w`` is the leading boundary's width and ``stop`` is where the
+            # trailing boundary character begins (either may be several bytes
+            # long: "؟", "«").
+            stop = _last_char_start(data, end) if trail else end
+            b_start, b_end = start + _width(data[start]) - 1, stop - 1
             group = identify(subject.data[b_start:b_end])
             if glued and not _boundary_at(data, end):
                 bounded = False
@@ -147,7 +179,7 @@ class MentionFinder:
             if group >= 0:
                 info, kind = groups[group]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
-            position = end - trail if end - trail > position else position + 1
+            position = stop if stop > position else position + 1
         return out, (out if glued and bounded else None)
 
     def _identify(self, piece: bytes) -> int:
@@ -170,6 +202,23 @@ class MentionFinder:
         return group
 
 
+_PAUSE = re.compile(r'"|\.{2,}')
+
+
+def _unquoted(segment: str) -> str:
+    """A skeleton segment with quote marks and ellipses turned into spaces.
+
+    Normalization folds every quote mark (« » “ ” „) to '"' and NFKC spells "…"
+    as "..."; between a group and its predicate ('X "are" vermin', "X… vermin")
+    they are emphasis or a pause, not a clause break, so full patterns (whose
+    spaces match whitespace only) read through them. Same length, so offsets
+    are kept; suppression cues still read the normalized text, quotes included.
+    """
+    if '"' not in segment and ".." not in segment:
+        return segment
+    return _PAUSE.sub(lambda m: " " * len(m.group()), segment)
+
+
 @dataclass(frozen=True, slots=True)
 class Skeleton:
     """A marked copy of a normalized text and the way back to its offsets."""
@@ -189,7 +238,7 @@ class Skeleton:
         length = 0
         for mention in mentions:
             if mention.start > cursor:
-                pieces.append(text[cursor : mention.start])
+                pieces.append(_unquoted(text[cursor : mention.start]))
                 starts.append(length)
                 origins.append(cursor)
                 marks.append(None)
@@ -201,7 +250,7 @@ class Skeleton:
             length += 1
             cursor = mention.end
         if cursor < len(text) or not starts:
-            pieces.append(text[cursor:])
+            pieces.append(_unquoted(text[cursor:]))
             starts.append(length)
             origins.append(cursor)
             marks.append(None)

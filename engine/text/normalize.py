@@ -84,9 +84,20 @@ _SPACED_FILTER = program(_SPACED_SHAPE)
 # fold beyond case, that is a spaced-out word or a control character? The
 # classifier asks it inside its own scan (engine.pipeline.scan carries this shape in its
 # Set), which saves the pass; see lower_ascii.
-ASCII_FOLD_SHAPE = _SPACED_SHAPE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+# A letter written three or more times in a row ("kiiiill", "لاااازم"): RE2 has
+# no back-references, so the shape lists each ASCII letter (the general path
+# finds runs of any script with the stdlib expression _REPEAT below).
+_REPEAT_SHAPE = "|".join(f"{c}{c}{c}" for c in "abcdefghijklmnopqrstuvwxyz")
+ASCII_FOLD_SHAPE = _SPACED_SHAPE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|" + _REPEAT_SHAPE
 _ASCII_FILTER = program(ASCII_FOLD_SHAPE)
 _SEPARATORS = frozenset(" .-_*")
+
+# Runs of three or more of one letter are emphasis, never spelling, in every
+# script the packs cover. A run keeps two letters where the letter is often
+# doubled in real words ("kill", "free", "too", "الل" of li + al), one
+# elsewhere ("kiiiill" -> "kill", "لاااازم" -> "لازم", "زيييك" -> "زيك").
+_REPEAT = re.compile(r"([^\W\d_])\1{2,}")
+_REPEAT_TO_ONE = frozenset("aiuyаиуыэюяёابتثجحخدذرزسشصضطظعغفقكمنهويءة")
 
 
 def _has_spaced(text: str) -> bool:
@@ -185,7 +196,7 @@ def normalize(text: str) -> Normalized:
         if not _ASCII_FILTER.found(data):
             return lowered
         if _CONTROL.search(text) is None:
-            return _join_spaced(lowered.text, text, list(range(len(text))))
+            return _fold_runs(lowered.text, text, list(range(len(text))))
     chars: list[str] = []
     offsets: list[int] = []
     for index, ch in enumerate(text):
@@ -199,8 +210,8 @@ def normalize(text: str) -> Normalized:
         else:
             offsets.extend([index] * len(folded))
     joined = "".join(chars)
-    if _has_spaced(joined):
-        return _join_spaced(joined, text, offsets)
+    if _has_spaced(joined) or _REPEAT.search(joined) is not None:
+        return _fold_runs(joined, text, offsets)
     if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
         return Normalized(joined, text, None)
     return Normalized(joined, text, tuple(offsets))
@@ -208,6 +219,37 @@ def normalize(text: str) -> Normalized:
 
 def _identity(offsets: list[int]) -> bool:
     return all(i == o for i, o in enumerate(offsets))
+
+
+def _fold_runs(folded: str, original: str, offsets: list[int]) -> Normalized:
+    """Join spaced-out letters ("k i i i l l"), then collapse repeated letters."""
+    if _has_spaced(folded):
+        joined = _join_spaced(folded, original, offsets)
+        folded = joined.text
+        offsets = list(joined.offsets or range(len(folded)))
+    if _REPEAT.search(folded) is not None:
+        folded, offsets = _collapse_repeats(folded, offsets)
+    return Normalized(folded, original, tuple(offsets))
+
+
+def _collapse_repeats(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """Runs of 3+ of one letter down to one or two (see _REPEAT_TO_ONE); offsets follow.
+
+    The kept letters map to the first letters of the run, so a span ending in a
+    collapsed run ends inside it; spans still point into the original text.
+    """
+    chars: list[str] = []
+    kept: list[int] = []
+    cursor = 0
+    for match in _REPEAT.finditer(folded):
+        start, end = match.span()
+        keep = 1 if match.group(1) in _REPEAT_TO_ONE else 2
+        chars.append(folded[cursor : start + keep])
+        kept.extend(offsets[cursor : start + keep])
+        cursor = end
+    chars.append(folded[cursor:])
+    kept.extend(offsets[cursor:])
+    return "".join(chars), kept
 
 
 def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:

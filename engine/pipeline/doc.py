@@ -122,7 +122,8 @@ class Doc:
         if self._coded_index is None:
             from engine.pipeline.targets import CodedIndex
 
-            self._coded_index = CodedIndex(self.targets())
+            modifiers = [m for m in self.mentions() if m.kind == "modifier"]
+            self._coded_index = CodedIndex(self.targets(), modifiers)
         return self._coded_index
 
     def context_targets(self) -> list[Mention]:

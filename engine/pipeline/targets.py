@@ -9,6 +9,7 @@ unless the gate excludes that pattern's row or asks for corroboration.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 
 from engine.pipeline.doc import Doc, Hit
 from engine.pipeline.mentions import Mention
@@ -25,12 +26,13 @@ class CodedIndex:
 
     __slots__ = ("axes", "mentions", "opened", "ordinary", "ordinary_starts", "starts")
 
-    def __init__(self, mentions: list[Mention]) -> None:
+    def __init__(self, mentions: list[Mention], modifiers: Iterable[Mention] = ()) -> None:
         self.mentions = mentions
         self.starts = [m.start for m in mentions]
         self.ordinary = [m for m in mentions if m.anchor.coded is None]
         self.ordinary_starts = [m.start for m in self.ordinary]
-        self.axes = frozenset(m.anchor.identity_axis for m in self.ordinary)
+        # The axes the text names with an ordinary word, modifiers ("black thugs") included.
+        self.axes = frozenset(m.anchor.identity_axis for m in (*self.ordinary, *modifiers))
         self.opened: set[tuple[int, int]] = set()
 
     def containing(self, start: int, end: int) -> Mention | None:

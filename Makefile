@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EVAL ?= ../shared/eval
 
-.PHONY: run test lint typecheck unit perf eval eval-es eval-fr eval-ar eval-coded screenshots clean
+.PHONY: run test lint typecheck unit perf eval eval-es eval-fr eval-ar eval-coded taxonomy-forms screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,11 @@ eval-ar: $(STAMP)
 # word of the English HateCheck positives, and the flag rate on benign uses of the terms.
 eval-coded: $(STAMP)
 	$(BIN)/python -m tests.eval.coded --glossary $(EVAL)/dogwhistles/glossary.tsv
+
+# The morphology layer's generated forms (taxonomy/forms/<code>.yaml) from each pack's
+# `words:`; loading refuses a stale or hand-edited file (docs/taxonomy-format.md).
+taxonomy-forms: $(STAMP)
+	$(BIN)/python -m engine.rules.formgen
 
 # SVG pictures of every workbench screen, rendered headless by the app factory the tests use.
 screenshots: $(STAMP)

@@ -42,6 +42,8 @@ class LanguagePipeline:
             filler_max_words=root.windows.filler_max_words,
             context=where,
             typo_exclude=pack.typo_exclude,
+            words=taxonomy.words(code),
+            frames={str(kind): frame for kind, frame in pack.frames.items()},
         )
         try:
             self._build(taxonomy, code, compiler, where)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from engine.errors import PatternError
 from engine.rules.models import MACRO_NAME, LexiconEntry, Obfuscation
+from engine.rules.morphology import WordBook
 from engine.rules.regex_syntax import class_end, escape_length, fold_class, group_end
 from engine.rules.variants import TypoVariants
 from engine.text.normalize import fold_char
@@ -40,6 +41,13 @@ NEVER = r"[^\x00-\x{10FFFF}]"
 _CLASS_SPECIAL = frozenset("\\]^-[")
 _REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
 _QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
+# {F}, {F<=2}, {F:ADV}, {F:ADV<=3}: a filler, optionally restricted to a lexicon
+# entry, optionally bounded below the language's filler_max_words.
+_FILLER = re.compile(r"F(?::([A-Z][A-Z0-9_]*))?(?:<=(\d+))?")
+# A pattern's expanded source may not exceed this many characters: RE2's program
+# grows with it, and a class of a few hundred lemmas inside a filler would blow
+# the compile memory budget at the first text instead of at load.
+MAX_EXPANDED_CHARS = 400_000
 
 
 # Group mentions are replaced by these private-use characters in the "skeleton"
@@ -98,9 +106,14 @@ class PatternCompiler:
         filler_max_words: int,
         context: str,
         typo_exclude: Iterable[str] = (),
+        words: WordBook | None = None,
+        frames: Mapping[str, LexiconEntry] | None = None,
     ) -> None:
         self._typo = TypoVariants(obfuscation, typo_exclude)
         self._lexicon = lexicon
+        self._words = words
+        self._frames = frames or {}
+        self._word_cache: dict[str, str] = {}
         self._obfuscation = obfuscation
         self._classes = obfuscation.letter_classes
         self._widened: dict[str, str] = {}
@@ -182,6 +195,57 @@ class PatternCompiler:
         self._macro_cache[name] = compiled
         return compiled
 
+    def word_class(self, spec: str, where: str) -> str:
+        """``{W:CLASS[:slots]}``: every generated form of the class, as one alternation."""
+        cached = self._word_cache.get(spec)
+        if cached is not None:
+            return cached
+        if self._words is None:
+            raise PatternError(f"{where}: word class {{W:{spec}}} but the pack has no words")
+        forms = self._words.forms(spec, where)
+        parts = [self.translate(form, where=where, allow_slots=False) for form in forms]
+        compiled = "(?:" + "|".join(dict.fromkeys(parts)) + ")" if parts else NEVER
+        self._word_cache[spec] = compiled
+        return compiled
+
+    def frame(self, kind: str, where: str) -> str:
+        """``{FRAME:kind}``: the pack's phrases for one frame class (wish, modal ...)."""
+        key = "FRAME:" + kind
+        cached = self._macro_cache.get(key)
+        if cached is not None:
+            return cached
+        entry = self._frames.get(kind)
+        if entry is None:
+            raise PatternError(
+                f"{where}: frame {{FRAME:{kind}}} does not exist in this pack "
+                f"(frames: {', '.join(sorted(self._frames)) or 'none'})"
+            )
+        compiled = self.terms(entry.terms, typo=entry.typo, where=f"{self._context} frame {kind}")
+        self._macro_cache[key] = compiled
+        return compiled
+
+    def _check_token(self, inner: str, where: str) -> None:
+        """Validate a {W:..} or {FRAME:..} token without expanding it (load-time stubs)."""
+        if inner.startswith("W:"):
+            if self._words is None:
+                raise PatternError(f"{where}: word class {{{inner}}} but the pack has no words")
+            self._words.forms(inner[2:], where)
+        elif inner[6:] not in self._frames:
+            raise PatternError(
+                f"{where}: frame {{{inner}}} does not exist in this pack "
+                f"(frames: {', '.join(sorted(self._frames)) or 'none'})"
+            )
+
+    def check_budget(self, source: str, where: str) -> None:
+        """Refuse a source whose expansion exceeds MAX_EXPANDED_CHARS (slots as wildcards)."""
+        size = len(self.translate(source, where=where, allow_slots=True, dispatch=True))
+        if size > MAX_EXPANDED_CHARS:
+            raise PatternError(
+                f"{where}: expands to {size:,} characters, over the budget of "
+                f"{MAX_EXPANDED_CHARS:,} (RE2 memory): split the pattern or restrict its "
+                "word classes to the slots it needs"
+            )
+
     # -- patterns --------------------------------------------------------------
     def compile(self, source: str, where: str) -> CompiledPattern:
         """Compile one row pattern into its full and dispatch forms."""
@@ -197,6 +261,12 @@ class PatternCompiler:
             else self.translate(source, where=where, allow_slots=True, dispatch=True)
         )
         full = f"(?:^|{NOT_WORD})(?P<m>{body})(?:{NOT_WORD}|$)"
+        if len(full) > MAX_EXPANDED_CHARS:
+            raise PatternError(
+                f"{where}: expands to {len(full):,} characters, over the budget of "
+                f"{MAX_EXPANDED_CHARS:,} (RE2 memory): split the pattern or restrict its "
+                "word classes to the slots it needs"
+            )
         return CompiledPattern(
             full=full,
             dispatch=dispatch,
@@ -237,12 +307,12 @@ class PatternCompiler:
                 inner = source[i + 1 : close]
                 if _QUANTIFIER.fullmatch(inner):
                     flush(drop_last=inner.startswith("0"))
-                elif inner in ("T", "TM", "G") or inner == "F" or inner.startswith("F:"):
+                elif inner in ("T", "TM", "G") or _FILLER.fullmatch(inner):
                     flush()
                 else:
                     flush()
                     if not optional_after(close + 1):
-                        out.append(self.macro(inner, where))
+                        out.append(self._token(inner, where))
                 i = close + 1
             elif ch == "(":
                 close = group_end(source, i)
@@ -343,15 +413,30 @@ class PatternCompiler:
                     # Any group mention, without capturing it as the target: for a
                     # group noun inside a pattern's literal text ("our women").
                     out.append(r"(?s:.)" if dispatch else "[\\x01\\x02]")
-                elif inner == "F" or inner.startswith("F:"):
+                elif (filler := _FILLER.fullmatch(inner)) is not None:
                     if not allow_slots:
                         raise PatternError(f"{where}: {{{inner}}} is only allowed in row patterns")
                     words = None
-                    if inner.startswith("F:"):
-                        if inner[2:] not in self._lexicon:
-                            raise PatternError(f"{where}: unknown lexicon entry {{{inner[2:]}}}")
-                        words = "(?:x)" if stub else self.macro(inner[2:], where)
-                    out.append(self._filler(dispatch, fillers, words))
+                    name, bound = filler.groups()
+                    if name is not None:
+                        if name not in self._lexicon:
+                            raise PatternError(f"{where}: unknown lexicon entry {{{name}}}")
+                        words = "(?:x)" if stub else self.macro(name, where)
+                    limit = self._filler_max
+                    if bound is not None:
+                        limit = int(bound)
+                        if not 1 <= limit <= self._filler_max:
+                            raise PatternError(
+                                f"{where}: {{{inner}}}: a filler bound must be "
+                                f"1..{self._filler_max}"
+                            )
+                    out.append(self._filler(dispatch, fillers, words, limit))
+                elif inner.startswith(("W:", "FRAME:")):
+                    if stub:
+                        self._check_token(inner, where)
+                        out.append("(?:x)")
+                    else:
+                        out.append(self._token(inner, where))
                 elif MACRO_NAME.match(inner):
                     if stub:
                         if inner not in self._lexicon:
@@ -392,14 +477,24 @@ class PatternCompiler:
         tail = f"(?:\\s*{s.tail})?" if s.tail else ""
         return f"(?P<t>{det}(?:{_MARKS_RE[GROUP_MARK]}|{s.references}){tail})"
 
-    def _filler(self, dispatch: bool, fillers: list[str] | None, words: str | None) -> str:
-        """A run of 0..K words; ``words`` restricts them to a lexicon entry's terms."""
+    def _token(self, inner: str, where: str) -> str:
+        """A lexicon macro, a word class or a frame, expanded."""
+        if inner.startswith("W:"):
+            return self.word_class(inner[2:], where)
+        if inner.startswith("FRAME:"):
+            return self.frame(inner[6:], where)
+        return self.macro(inner, where)
+
+    def _filler(
+        self, dispatch: bool, fillers: list[str] | None, words: str | None, limit: int
+    ) -> str:
+        """A run of 0..limit words; ``words`` restricts them to a lexicon entry's terms."""
         # Restricted fillers may run into the next word ("absolutefilth"): their
         # words come from a list, so that cannot split an unrelated word.
         word = rf"{words}\s*" if words else r"[^\s.!?;:,\"\x{060C}\x{061B}\x{061F}]+\s+"
         if dispatch:
-            return f"(?:{word}){{0,{self._filler_max}}}"
+            return f"(?:{word}){{0,{limit}}}"
         name = f"f{len(fillers) if fillers is not None else 0}"
         if fillers is not None:
             fillers.append(name)
-        return f"(?P<{name}>(?:{word}){{0,{self._filler_max}}})"
+        return f"(?P<{name}>(?:{word}){{0,{limit}}})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,13 +27,14 @@ from engine.rules.models import (
     Row,
     Taxonomy,
 )
+from engine.rules.morphology import FormsFile, WordBook, forms_path
 from engine.rules.regex_syntax import balanced
 from engine.text import re2x
 
 __all__ = ["DEFAULT_TAXONOMY", "LoadedTaxonomy", "TaxonomyError", "load_taxonomy", "read_yaml"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-_MACRO_REF = re.compile(r"\{(?:F:)?([A-Z][A-Z0-9_]*)\}")
+_MACRO_REF = re.compile(r"\{(?:F:)?([A-Z][A-Z0-9_]*)(?:<=\d+)?\}")
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -69,6 +70,13 @@ class LoadedTaxonomy:
     packs: dict[str, LanguagePack]
     dogwhistles: DogwhistlePack
     digest: str
+    # Verified generated forms of the packs that have word classes (morphology layer).
+    forms: dict[str, FormsFile] = field(default_factory=dict)
+
+    def words(self, code: str) -> WordBook:
+        """The word classes of a pack with their forms, for its pattern compiler."""
+        where = str(self.path.parent / self.root.languages[code].file)
+        return WordBook(self.packs[code].words, self.forms.get(code), where)
 
     @property
     def version(self) -> str:
@@ -142,6 +150,7 @@ def load_taxonomy(path: Path | str | None = None) -> LoadedTaxonomy:
     digest = hashlib.sha256(raw)
     base = root_path.parent
     packs: dict[str, LanguagePack] = {}
+    forms: dict[str, FormsFile] = {}
     row_ids = {row.id for row in root.rows}
     for code in LANGUAGES:
         ref = root.languages[code]
@@ -153,6 +162,11 @@ def load_taxonomy(path: Path | str | None = None) -> LoadedTaxonomy:
             raise TaxonomyError(f"{pack_path}: language is {pack.language!r}, expected {code!r}")
         _check_pack(pack_path, pack, row_ids)
         packs[code] = pack
+        if pack.words:
+            path = forms_path(pack_path, code)
+            forms_data, forms_raw = read_yaml(path)
+            digest.update(forms_raw)
+            forms[code] = FormsFile.load(path, code, pack.words, forms_data)
     dw_path = base / root.dogwhistles
     dw_data, dw_raw = read_yaml(dw_path)
     digest.update(dw_raw)
@@ -169,7 +183,12 @@ def load_taxonomy(path: Path | str | None = None) -> LoadedTaxonomy:
             if not known:
                 raise TaxonomyError(f"{dw_path}: gate {name}: unknown row or pattern {excluded}")
     loaded = LoadedTaxonomy(
-        path=root_path, root=root, packs=packs, dogwhistles=dogwhistles, digest=digest.hexdigest()
+        path=root_path,
+        root=root,
+        packs=packs,
+        dogwhistles=dogwhistles,
+        digest=digest.hexdigest(),
+        forms=forms,
     )
     _check_patterns_compile(loaded)
     return loaded
@@ -230,10 +249,14 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
             filler_max_words=root.windows.filler_max_words,
             context=str(path),
             typo_exclude=pack.typo_exclude,
+            words=loaded.words(code),
+            frames={str(kind): frame for kind, frame in pack.frames.items()},
         )
         checks: list[tuple[str, str, str]] = []
         for name, entry in pack.lexicon.items():
             checks.extend((f"{path}: lexicon {name}", term, "term") for term in entry.terms)
+        for frame_kind, frame in pack.frames.items():
+            checks.extend((f"{path}: frame {frame_kind}", term, "term") for term in frame.terms)
         for anchor in pack.anchors:
             for term in [*anchor.terms, *anchor.modifiers]:
                 checks.append((f"{path}: anchor {anchor.id}", term, "term"))
@@ -261,6 +284,9 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
                 regex = compiler.translate(
                     source, where=where, allow_slots=kind == "pattern", dispatch=True, stub=True
                 )
+                if "{W:" in source or "{FRAME:" in source:
+                    # Word classes expand to hundreds of forms: check the budget at load.
+                    compiler.check_budget(source, where)
             except PatternError as exc:
                 raise TaxonomyError(str(exc)) from None
             translated.append((where, source, regex))

@@ -32,7 +32,9 @@ class CounterSpeech:
         )
         # Rhetorical constructions ("is it really so wrong to say ...") neither
         # negate nor condemn: the negation exceptions mask condemnation cues too.
-        exceptions = list(doc.cues(self.exceptions, scope_start, scope_end))
+        # A cue inside the match is the harmful predicate itself ("X are
+        # disgusting"), not a judgement of what was said: it does not count.
+        exceptions = [*doc.cues(self.exceptions, scope_start, scope_end), (start, end)]
         condemnation = next(
             (
                 (c_start, c_end)

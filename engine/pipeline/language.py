@@ -60,6 +60,8 @@ class LanguagePipeline:
         axes = root.identity_axes
         # Anchors: one finder part per (anchor, kind), in declaration order.
         self.anchors: list[AnchorInfo] = []
+        # Gated anchors, by anchor id: ambiguous coded forms, and anchors with rows.
+        self.coded_gates: dict[str, CodedGate] = {}
         finder_parts: list[str] = []
         finder_groups: list[tuple[AnchorInfo, str]] = []
         set_entries: list[str] = []
@@ -70,6 +72,8 @@ class LanguagePipeline:
                 target_type=anchor.target_type or axes[anchor.identity_axis],
             )
             self.anchors.append(info)
+            if anchor.rows:  # a gate that opens for these rows only (targets.gate_open)
+                self.coded_gates[anchor.id] = CodedGate(only=anchor.rows)
             terms = compiler.terms(anchor.terms, typo=anchor.typo, where=f"{where} {anchor.id}")
             finder_parts.append(terms)
             finder_groups.append((info, "term"))
@@ -86,7 +90,6 @@ class LanguagePipeline:
         # Coded terms (English lexicon only): those that name a group anchor too.
         # Ambiguous forms are a second finder part and scan entry, behind their gate.
         self.coded: list[CodedInfo] = []
-        self.coded_gates: dict[str, CodedGate] = {}
         coded_entries: list[str] = []
         if code == "en":
             gates = taxonomy.dogwhistles.gates

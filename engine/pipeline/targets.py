@@ -66,7 +66,7 @@ def target(doc: Doc, hit: Hit) -> Mention | None:
         found = slot
     else:
         return None
-    if found is not None and found.anchor.id in doc.lang.coded_gates:
+    if found is not None and found.kind == "coded" and found.anchor.id in doc.lang.coded_gates:
         doc.coded_index().opened.add((found.start, found.end))
     return found
 
@@ -75,11 +75,13 @@ def gate_open(doc: Doc, mention: Mention, hit: Hit) -> bool:
     """Whether a mention may be the target of a pattern hit: always, unless it is an
     ambiguous coded form whose gate stays shut (see CodedGate)."""
     gates = doc.lang.coded_gates
-    if not gates or mention.kind != "coded":
+    if not gates:
         return True
     gate = gates.get(mention.anchor.id)
     if gate is None:
         return True
+    if gate.only and hit.row.id not in gate.only:
+        return False
     excluded = gate.exclude
     if excluded and (hit.row.id in excluded or hit.pattern_id in excluded):
         return False

@@ -204,6 +204,9 @@ def _check_pack(path: Path, pack: LanguagePack, row_ids: set[str]) -> None:
                 raise TaxonomyError(f"{path}: benign {benign.id}: unknown row {row_id}")
     seen: set[str] = set()
     for anchor in pack.anchors:
+        for row_id in anchor.rows:
+            if row_id not in row_ids:
+                raise TaxonomyError(f"{path}: anchor {anchor.id}: unknown row {row_id}")
         if anchor.id in seen:
             raise TaxonomyError(f"{path}: anchor {anchor.id}: duplicate anchor id")
         seen.add(anchor.id)

@@ -202,6 +202,11 @@ class Anchor(Strict):
     target_type: str | None = None
     terms: list[str]
     modifiers: list[str] = Field(default_factory=list)
+    # Only hits of these rows may take this anchor as target (empty: any row). For
+    # words that name a group only under some predicates: a religion's name stands
+    # for its members when it is called vermin, filth or a disease to eradicate,
+    # not when its ideas are criticised (SPEC §2.4).
+    rows: list[str] = Field(default_factory=list)
     typo: bool = True
     note: str | None = None
 
@@ -344,6 +349,7 @@ class CodedGate(Strict):
     """
 
     exclude: list[str] = Field(default_factory=list)
+    only: list[str] = Field(default_factory=list)  # built from an anchor's ``rows``
     corroborate: bool = False
     marks: list[str] = Field(default_factory=list)
     note: str | None = None

@@ -17,9 +17,13 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import orjson
+
+if TYPE_CHECKING:
+    from store.checkpoints import Checkpoint
+    from store.signing import KeyRing
 
 GENESIS_HASH = "0" * 64
 HASHED_FIELDS: tuple[str, ...] = (
@@ -45,6 +49,9 @@ OBSERVATION_FIELDS: tuple[str, ...] = (
     "prev_hash",
     "record_hash",
 )
+# With a signing key, a record also carries these, outside the hash (SPEC section 5a).
+# A record written without a key has neither: an export line then has exactly the fields above.
+SIGNATURE_FIELDS: tuple[str, ...] = ("key_id", "signature")
 # A line of an exported file can be no longer than a 20,000-character text at 12
 # bytes a character (JSON escapes) would need; far beyond that is not an export.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -63,6 +70,8 @@ class ChainRecord(NamedTuple):
     prev_hash: str
     record_hash: str
     text: str | None
+    key_id: str | None = None
+    signature: str | None = None
 
 
 def format_observed_at(moment: datetime) -> str:
@@ -201,18 +210,53 @@ class ChainVerifier:
     (1-based): its seq is ``n``; its source_id is the chain's; its prev_hash is
     the previous record's record_hash (64 zeros for ``n = 1``); its record_hash
     is the hash of its own eight fields; a stored text hashes to its
-    content_hash.
+    content_hash; with ``keys``, it is signed by one of them (every record:
+    see docs/tracking.md for why an unsigned record is never let through);
+    and where a checkpoint names its seq, its record_hash is the checkpoint's
+    head_hash. ``end()`` then checks that no checkpoint lies beyond the chain.
     """
 
-    __slots__ = ("_broken", "_checked", "_head", "_previous", "_reason", "source_id")
+    __slots__ = (
+        "_broken",
+        "_checked",
+        "_checkpoints",
+        "_given",
+        "_head",
+        "_keys",
+        "_matched",
+        "_next_checkpoint",
+        "_previous",
+        "_reason",
+        "source_id",
+    )
 
-    def __init__(self, source_id: str | None = None) -> None:
+    def __init__(
+        self,
+        source_id: str | None = None,
+        *,
+        keys: KeyRing | None = None,
+        checkpoints: Iterable[Checkpoint] = (),
+    ) -> None:
         self.source_id = source_id
         self._checked = 0
         self._head = GENESIS_HASH
         self._previous = GENESIS_HASH
         self._broken = False
         self._reason: str | None = None
+        self._keys = keys
+        # Pending checkpoints, highest seq first (popped from the end as the walk reaches them).
+        self._checkpoints = sorted(checkpoints, key=lambda each: each.seq, reverse=True)
+        self._given = len(self._checkpoints)
+        self._matched = 0
+        self._next_checkpoint = 0
+        if source_id is not None:
+            self._keep_checkpoints_of(source_id)
+
+    def _keep_checkpoints_of(self, source_id: str) -> None:
+        """Only the checkpoints of this chain's source apply (a file may hold many sources')."""
+        self._checkpoints = [each for each in self._checkpoints if each.source_id == source_id]
+        self._matched = len(self._checkpoints)
+        self._next_checkpoint = self._checkpoints[-1].seq if self._checkpoints else 0
 
     @property
     def broken(self) -> bool:
@@ -255,6 +299,8 @@ class ChainVerifier:
             prev_hash,
             stored_hash,
             text,
+            key_id,
+            signature,
         ) = record
         expected = self._checked + 1
         if seq != expected:
@@ -265,6 +311,8 @@ class ChainVerifier:
             return False
         if self.source_id is None:
             self.source_id = source_id
+            if self._given:
+                self._keep_checkpoints_of(source_id)
         elif source_id != self.source_id:
             self.fail(f"seq {seq} belongs to source {source_id!r}, not {self.source_id!r}")
             return False
@@ -292,10 +340,67 @@ class ChainVerifier:
         if text is not None and text_hash(text) != content_hash:
             self.fail(f"text of seq {seq} does not match its content_hash")
             return False
+        if self._keys is not None and not self._signed(seq, stored_hash, key_id, signature):
+            return False
         self._previous = self._head
         self._head = stored_hash
         self._checked = expected
+        if expected == self._next_checkpoint:
+            return self._at_checkpoint(seq, stored_hash)
         return True
+
+    def _signed(
+        self, seq: int, stored_hash: str, key_id: str | None, signature: str | None
+    ) -> bool:
+        keys = self._keys
+        assert keys is not None
+        if signature is None or key_id is None:
+            self.fail(
+                f"seq {seq} is not signed: with a signing key every record must be signed "
+                "(it was written without the key, or its signature was removed)"
+            )
+            return False
+        key = keys.get(key_id)
+        if key is None:
+            self.fail(f"seq {seq} is signed by key {key_id}, which is not {keys.describe()}")
+            return False
+        if not key.verify(stored_hash.encode("utf-8"), signature):
+            self.fail(
+                f"signature of seq {seq} does not verify with key {key_id}: "
+                "the record was forged or re-hashed without the key"
+            )
+            return False
+        return True
+
+    def _at_checkpoint(self, seq: int, stored_hash: str) -> bool:
+        pending = self._checkpoints
+        while pending and pending[-1].seq == seq:
+            checkpoint = pending.pop()
+            if checkpoint.head_hash != stored_hash:
+                self.reject_head(
+                    f"the record at seq {seq} is not the one {checkpoint.describe()} "
+                    "attests (its record_hash differs): the chain was rewritten after it"
+                )
+                return False
+        self._next_checkpoint = pending[-1].seq if pending else 0
+        return True
+
+    def end(self) -> None:
+        """After the last record: a checkpoint beyond the chain's end means records were cut."""
+        if self._broken:
+            return
+        if self._given and not self._matched:
+            self.fail(
+                f"none of the {self._given} checkpoints given is of source {self.source_id!r}"
+            )
+            return
+        if not self._checkpoints:
+            return
+        checkpoint = self._checkpoints[0]  # the highest seq
+        self.fail(
+            f"the chain ends at seq {self._checked}, but {checkpoint.describe()} attests "
+            f"seq {checkpoint.seq}: records were removed from the end"
+        )
 
     def result(self) -> VerifyResult:
         return VerifyResult(
@@ -308,13 +413,20 @@ class ChainVerifier:
         )
 
 
-def verify_records(records: Iterable[ChainRecord], source_id: str | None = None) -> VerifyResult:
+def verify_records(
+    records: Iterable[ChainRecord],
+    source_id: str | None = None,
+    *,
+    keys: KeyRing | None = None,
+    checkpoints: Iterable[Checkpoint] = (),
+) -> VerifyResult:
     """Verify records given in chain order; reads no further than the first break."""
-    verifier = ChainVerifier(source_id)
+    verifier = ChainVerifier(source_id, keys=keys, checkpoints=checkpoints)
     feed = verifier.feed
     for record in records:
         if not feed(record):
             break
+    verifier.end()
     return verifier.result()
 
 
@@ -350,6 +462,10 @@ def record_from_json(value: object) -> ChainRecord:
     text = value.get("text")
     if text is not None and type(text) is not str:
         raise MalformedLineError("field text must be a string or null")
+    for name in SIGNATURE_FIELDS:
+        signed = value.get(name)
+        if signed is not None and type(signed) is not str:
+            raise MalformedLineError(f"field {name} must be a string or null")
     return ChainRecord(
         value["source_id"],
         value["seq"],
@@ -361,6 +477,8 @@ def record_from_json(value: object) -> ChainRecord:
         value["prev_hash"],
         value["record_hash"],
         text,
+        value.get("key_id"),
+        value.get("signature"),
     )
 
 
@@ -384,17 +502,26 @@ def _file_records(stream: IO[bytes], verifier: ChainVerifier) -> Iterator[ChainR
             return
 
 
-def verify_jsonl(stream: IO[bytes]) -> VerifyResult:
+def verify_jsonl(
+    stream: IO[bytes],
+    *,
+    keys: KeyRing | None = None,
+    checkpoints: Iterable[Checkpoint] = (),
+) -> VerifyResult:
     """Verify an exported chain (one JSON record per line) with no database at all.
 
     An empty file is not an intact chain: every exported chain has at least
-    its genesis record, so an empty one can only be a truncated copy.
+    its genesis record, so an empty one can only be a truncated copy. With
+    ``keys`` (a public key is enough for Ed25519) every record's signature is
+    checked; with ``checkpoints`` (already authenticated, of this chain's
+    source) the chain must extend each of them.
     """
-    verifier = ChainVerifier()
+    verifier = ChainVerifier(keys=keys, checkpoints=checkpoints)
     feed = verifier.feed
     for record in _file_records(stream, verifier):
         if not feed(record):
             break
     if not verifier.broken and verifier.checked == 0:
         verifier.fail("the file holds no records")
+    verifier.end()
     return verifier.result()

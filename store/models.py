@@ -32,6 +32,8 @@ from store.source_id import MAX_SOURCE_ID_CHARS
 
 TIMESTAMP_CHARS = 27  # 2026-01-02T03:04:05.678901Z
 HASH_CHARS = 64
+KEY_ID_CHARS = 16
+SIGNATURE_CHARS = 128  # Ed25519: 64 bytes in hex; HMAC-SHA256 needs 64
 
 # Explicit constraint names: migrations can then address them on both backends.
 NAMING = {
@@ -117,6 +119,9 @@ class ObservationRow(Base):
     taxonomy_version: Mapped[str] = mapped_column(String(64))
     prev_hash: Mapped[str] = mapped_column(String(HASH_CHARS))
     record_hash: Mapped[str] = mapped_column(String(HASH_CHARS))
+    # Outside the hash (SPEC section 5a): set when a signing key was configured at append.
+    key_id: Mapped[str | None] = mapped_column(String(KEY_ID_CHARS))
+    signature: Mapped[str | None] = mapped_column(String(SIGNATURE_CHARS))
 
     __table_args__ = (
         CheckConstraint("seq >= 1", name="seq_positive"),

@@ -22,10 +22,10 @@ on SQLite, two on PostgreSQL, and the caller's commit.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import orjson
 from sqlalchemy import ClauseElement, Connection, Select, Table, bindparam, func, select, update
@@ -39,6 +39,7 @@ from engine.result import Classification
 from store.chain import (
     GENESIS_HASH,
     OBSERVATION_FIELDS,
+    SIGNATURE_FIELDS,
     ChainVerifier,
     VerifyResult,
     format_observed_at,
@@ -47,8 +48,13 @@ from store.chain import (
 )
 from store.errors import InvalidTextError, UnknownSource
 from store.models import ObservationRow, SourceProfileRow
+from store.profile_check import ProfileCheck
+from store.signing import KeyRing, SigningKey
 from store.source_id import validate_source_id
 from store.trend import NONE_LABEL, TrackingRules, rolling_average
+
+if TYPE_CHECKING:
+    from store.checkpoints import Checkpoint
 
 profiles = cast(Table, SourceProfileRow.__table__)
 # What the caller's ``session=`` may be: a Store.transaction's Session or a Writer's Connection.
@@ -88,9 +94,16 @@ class Observation:
     taxonomy_version: str
     prev_hash: str
     record_hash: str
+    key_id: str | None = None
+    signature: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in OBSERVATION_FIELDS}
+        """Every SPEC field; ``key_id`` and ``signature`` only on a signed record."""
+        fields = {name: getattr(self, name) for name in OBSERVATION_FIELDS}
+        if self.signature is not None:
+            fields["key_id"] = self.key_id
+            fields["signature"] = self.signature
+        return fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +209,9 @@ _PROFILE_COLUMNS = (
     profiles.c.last_observed_at,
     profiles.c.head_hash,
 )
-_OBSERVATION_COLUMNS = tuple(observations.c[name] for name in OBSERVATION_FIELDS)
+_OBSERVATION_COLUMNS = tuple(
+    observations.c[name] for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)
+)
 # ChainRecord's field order.
 _CHAIN_COLUMNS = (
     observations.c.source_id,
@@ -209,6 +224,8 @@ _CHAIN_COLUMNS = (
     observations.c.prev_hash,
     observations.c.record_hash,
     observations.c.text,
+    observations.c.key_id,
+    observations.c.signature,
 )
 
 # A new source starts as an empty profile; the upsert's no-op update on an existing
@@ -254,7 +271,7 @@ _WINDOW_TAIL = (
     .limit(bindparam("n"))
 )
 _INSERT_OBSERVATION = observations.insert().values(
-    {name: bindparam(name) for name in OBSERVATION_FIELDS}
+    {name: bindparam(name) for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)}
 )
 _UPDATE_PROFILE = (
     update(profiles)
@@ -344,6 +361,10 @@ _EXPORT = (
     .where(observations.c.source_id == bindparam("sid"))
     .order_by(observations.c.seq)
 )
+# The profile row's listing columns, which verify recomputes like the SPEC fields.
+_INTERNAL = select(profiles.c.risk_rank, profiles.c.recent_severities).where(
+    profiles.c.source_id == bindparam("sid")
+)
 _ALL_SOURCE_IDS = select(profiles.c.source_id).order_by(profiles.c.source_id)
 _BETWEEN = (
     select(*_OBSERVATION_COLUMNS)
@@ -390,6 +411,7 @@ def append(
     rules: TrackingRules,
     session: SessionLike,
     observed_at: datetime | None = None,
+    signer: SigningKey | None = None,
 ) -> tuple[Observation, SourceProfile]:
     """Add one classified text to the source's chain and update its profile, uncommitted.
 
@@ -404,6 +426,10 @@ def append(
     On SQLite, begin the transaction with ``Store.transaction(write=True)`` or
     ``Writer.transaction()`` (BEGIN IMMEDIATE), or make the append the
     transaction's first statement.
+
+    With ``signer`` (HARMWATCH_SIGNING_KEY) the record carries its key_id and a
+    signature of its record_hash, so a writer without the key cannot append
+    or rewrite unnoticed.
     """
     validate_source_id(source_id)
     stored_text: str | None = None
@@ -460,6 +486,8 @@ def append(
         taxonomy_version=classification.taxonomy_version,
         prev_hash=prev_hash,
         record_hash=head,
+        key_id=signer.key_id if signer is not None else None,
+        signature=signer.sign(head.encode("utf-8")) if signer is not None else None,
     )
     trend = rules.trend(severities)
     risk = rules.risk(severity, trend)
@@ -478,6 +506,8 @@ def append(
     )
     params = observation.to_dict()
     params.update(
+        key_id=observation.key_id,
+        signature=observation.signature,
         sid=source_id,
         count=seq,
         current=severity,
@@ -626,7 +656,7 @@ def export_chain(source_id: str, stream: IO[bytes], *, session: SessionLike) -> 
     conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     written = 0
     for row in conn.execute(_EXPORT, {"sid": source_id}):
-        stream.write(orjson.dumps(dict(zip(OBSERVATION_FIELDS, row, strict=True))) + b"\n")
+        stream.write(orjson.dumps(Observation(*row).to_dict()) + b"\n")
         written += 1
     return written
 
@@ -636,13 +666,21 @@ def verify_source(
     *,
     session: SessionLike,
     progress: Callable[[int, int], None] | None = None,
+    rules: TrackingRules | None = None,
+    keys: KeyRing | None = None,
+    checkpoints: Iterable[Checkpoint] = (),
 ) -> VerifyResult:
     """Re-hash the source's whole chain in one streaming pass and check it against its profile.
 
     Beyond the chain rules (see ``ChainVerifier``), the chain must end exactly
     at the profile's observation_count with the profile's head_hash: that is
     what catches rows deleted from the end, rows appended behind the store's
-    back, and a chain rewritten consistently from some point on.
+    back, and a chain rewritten consistently from some point on. Every profile
+    field is recomputed from the chain (the rule-derived ones only with
+    ``rules``) and a difference breaks the chain at its head, naming the field.
+    With ``keys`` every record must carry a valid signature by one of them;
+    ``checkpoints`` (authenticated by the caller: ``store.checkpoints.authenticate``)
+    must each be extended by the chain.
 
     ``progress(checked, total)`` is called every ``STREAM_BATCH`` records and
     once at the end, so a front end can draw a bar; an exception it raises
@@ -650,8 +688,10 @@ def verify_source(
     """
     profile = get_profile(source_id, session=session)
     expected = profile.observation_count
-    verifier = ChainVerifier(source_id)
+    verifier = ChainVerifier(source_id, keys=keys, checkpoints=checkpoints)
     feed = verifier.feed
+    recomputed = ProfileCheck(rules)
+    add = recomputed.add
     rows = _CHAIN.stream(_connection(session), {"sid": source_id})
     try:
         for row in rows:
@@ -663,6 +703,7 @@ def verify_source(
                 break
             if not feed(row):
                 break
+            add(row[2], row[4], row[5])
             if progress is not None and verifier.checked % STREAM_BATCH == 0:
                 progress(verifier.checked, expected)
     finally:
@@ -680,6 +721,12 @@ def verify_source(
                 f"the head record (seq {expected}) does not carry the profile's head_hash: "
                 "the chain was rewritten or the profile edited"
             )
+        else:
+            internal = _connection(session).execute(_INTERNAL, {"sid": source_id}).one()
+            mismatch = recomputed.mismatch(profile, dict(internal._mapping))
+            if mismatch is not None:
+                verifier.reject_head(f"at the head (seq {expected}): {mismatch}")
+    verifier.end()
     return verifier.result()
 
 

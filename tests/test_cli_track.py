@@ -342,14 +342,14 @@ def test_an_unopenable_sqlite_file_is_one_line(tmp_path: Path) -> None:
 
 def test_db_upgrade_reports_the_revision(sqlite_settings: Settings) -> None:
     first = ok(["db", "upgrade"], sqlite_settings).stdout
-    assert "from empty to revision 0001" in first
+    assert "from empty to revision 0002" in first
     assert "up to date" in ok(["db", "upgrade"], sqlite_settings).stdout
     data = as_json(["db", "upgrade"], sqlite_settings)
     assert data == {
         "database": sqlite_settings.tracking_db_url,
         "backend": "sqlite",
-        "revision_before": "0001",
-        "revision": "0001",
+        "revision_before": "0002",
+        "revision": "0002",
         "upgraded": False,
     }
 

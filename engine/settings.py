@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
     """Environment (and .env) configuration; every field documents itself."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    # hide_input_in_errors: a validation error must never echo a value (it may be a secret).
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, hide_input_in_errors=True
+    )
 
     tracking_db_url: str | None = Field(
         default=None,
@@ -84,7 +87,22 @@ class Settings(BaseSettings):
     signing_key: SecretStr | None = Field(
         default=None,
         validation_alias=AliasChoices("HARMWATCH_SIGNING_KEY"),
-        description="Key for signed chain checkpoints.",
+        description="Signs every new chain record and checkpoint: an Ed25519 private key "
+        "(PEM) or an HMAC-SHA256 secret of at least 32 bytes.",
+    )
+    checkpoint_dir: Path | None = Field(
+        default=None,
+        validation_alias=AliasChoices("HARMWATCH_CHECKPOINT_DIR"),
+        description="Directory where a signed checkpoint of a source is saved every "
+        "HARMWATCH_CHECKPOINT_EVERY observations; verify checks the latest one "
+        "(needs HARMWATCH_SIGNING_KEY).",
+    )
+    checkpoint_every: int = Field(
+        default=100,
+        ge=1,
+        le=1_000_000,
+        validation_alias=AliasChoices("HARMWATCH_CHECKPOINT_EVERY"),
+        description="Observations of a source between two saved checkpoints.",
     )
     log_text: bool = Field(
         default=False,
@@ -96,3 +114,32 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("signing_key")
+    @classmethod
+    def _signing_key_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        """An HMAC secret shorter than 32 bytes is refused (a PEM key is parsed by the store).
+
+        The message never holds the value: it is a secret.
+        """
+        if value is None or not value.get_secret_value():
+            return None
+        secret = value.get_secret_value()
+        if "-----BEGIN" not in secret and len(secret.encode("utf-8", "surrogatepass")) < 32:
+            raise ValueError(
+                "must be an Ed25519 private key (PEM) or a secret of at least 32 bytes"
+            )
+        return value
+
+    @field_validator("checkpoint_dir", mode="before")
+    @classmethod
+    def _blank_dir_is_unset(cls, value: object) -> object:
+        return value or None
+
+    @model_validator(mode="after")
+    def _checkpoints_need_a_key(self) -> Settings:
+        if self.checkpoint_dir is not None and self.signing_key is None:
+            raise ValueError(
+                "HARMWATCH_CHECKPOINT_DIR needs HARMWATCH_SIGNING_KEY: checkpoints are signed"
+            )
+        return self

@@ -25,7 +25,7 @@ from api.openapi import build_openapi
 from api.routers import ROUTERS
 from api.services import Services, app_version
 from engine import Classifier, Settings
-from store import StoreUnavailable
+from store import StoreMisconfigured, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,10 @@ def create_app_from_env() -> FastAPI:
 def _start(services: Services, *, served: bool) -> None:
     """Build the classifier and open the store before the first request.
 
-    A store that cannot be opened is not fatal: /health reports it, the tracking
-    routes answer 503 and retry. A taxonomy that cannot be loaded is fatal. The
+    A store that cannot be reached is not fatal: /health reports it, the tracking
+    routes answer 503 and retry. One that cannot be used as configured
+    (StoreMisconfigured: not a database, an unknown schema) is fatal, as is a
+    taxonomy that cannot be loaded. The
     default language is compiled now; each other language compiles with its first
     text (0.1–2 s, in the threadpool). A served app then freezes what it loaded
     out of the garbage collector's sight: the taxonomy lives as long as the process,
@@ -115,6 +117,8 @@ def _start(services: Services, *, served: bool) -> None:
     services.warm(services.classifier.root.default_language)
     try:
         services.store()
+    except StoreMisconfigured:
+        raise
     except StoreUnavailable as exc:
         log.warning("%s; tracking routes answer 503 until it is reachable", exc)
     if served:

@@ -44,6 +44,14 @@ def app_version() -> str:
         return "unknown"
 
 
+def backend_name(url: str) -> str:
+    """``sqlite`` or ``postgresql`` for /health, else ``unknown``: never a piece of a URL
+    that did not parse (it may be a password pasted into the wrong variable)."""
+    scheme, separator, _ = url.partition("://")
+    name = scheme.split("+", 1)[0].lower() if separator else ""
+    return name if name in ("sqlite", "postgresql") else "unknown"
+
+
 class Services:
     """The long-lived collaborators of the routes, built once and shared by all threads."""
 
@@ -51,8 +59,7 @@ class Services:
         self.settings = settings
         self.max_text_chars = settings.max_text_chars
         self.app_version = app_version()
-        url = resolve_url(settings)
-        self.database_backend = url.split(":", 1)[0].split("+", 1)[0] or "unknown"
+        self.database_backend = backend_name(resolve_url(settings))
         self._classifier = classifier
         self._owns_classifier = classifier is None
         self._store: Store | None = None

@@ -25,11 +25,13 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=AliasChoices("TRACKING_DB_URL"),
         description="Database URL for tracking; wins over DATABASE_URL.",
+        repr=False,  # it may carry a password; store.redact_url shows it safely
     )
     database_url: str | None = Field(
         default=None,
         validation_alias=AliasChoices("DATABASE_URL"),
         description="Fallback database URL; default is an SQLite file in the user data dir.",
+        repr=False,
     )
     tracking_window: int | None = Field(
         default=None,
@@ -103,6 +105,14 @@ class Settings(BaseSettings):
         le=1_000_000,
         validation_alias=AliasChoices("HARMWATCH_CHECKPOINT_EVERY"),
         description="Observations of a source between two saved checkpoints.",
+    )
+    body_timeout_s: float = Field(
+        default=15.0,
+        gt=0.0,
+        le=600.0,
+        validation_alias=AliasChoices("HARMWATCH_BODY_TIMEOUT_S"),
+        description="Seconds a request body may take to arrive in full; then 408 and the "
+        "connection is closed.",
     )
     log_text: bool = Field(
         default=False,

@@ -38,13 +38,13 @@ from store.database import (
     Store,
     Writer,
     open_store,
-    redact_url,
     resolve_url,
 )
 from store.errors import (
     InvalidSourceId,
     InvalidTextError,
     StoreError,
+    StoreMisconfigured,
     StoreUnavailable,
     UnknownSource,
 )
@@ -67,6 +67,7 @@ from store.tracking import (
     verify_source,
 )
 from store.trend import TrackingRules, risk_of, trend_of
+from store.url_mask import redact_url
 
 __all__ = [
     "GENESIS_HASH",
@@ -79,6 +80,7 @@ __all__ = [
     "SourceProfile",
     "Store",
     "StoreError",
+    "StoreMisconfigured",
     "StoreUnavailable",
     "TrackingRules",
     "UnknownSource",

@@ -32,7 +32,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from engine.settings import Settings
-from store.errors import StoreUnavailable
+from store.errors import StoreMisconfigured, StoreUnavailable
+from store.url_mask import redact_url, url_secrets
 
 Backend = Literal["sqlite", "postgresql"]
 
@@ -44,7 +45,16 @@ WRITE_OPTION = "harmwatch_write"
 # Key of the PostgreSQL advisory lock that serializes concurrent first-use migrations.
 MIGRATION_LOCK_KEY = 0x6861726D77617463  # "harmwatc"
 
-_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
+# Failures that waiting will not cure (StoreMisconfigured). SQLite is a local file: every
+# failure to use it is one, except another process holding the lock. A PostgreSQL server
+# that answers and refuses the role or the database is one; anything else (refused,
+# timed out, starting up, too many clients) may pass, and is a plain StoreUnavailable.
+_SQLITE_TRANSIENT = re.compile(r"database is locked|database table is locked|busy", re.I)
+_POSTGRES_PERMANENT = re.compile(
+    r"FATAL:.*(does not exist|authentication failed|no pg_hba\.conf entry|permission denied)",
+    re.I,
+)
+URL_HINT = "use sqlite:///PATH or postgresql+psycopg://USER[:PASSWORD]@HOST[:PORT]/DB"
 
 
 def default_url() -> str:
@@ -66,22 +76,12 @@ def resolve_url(settings: Settings) -> str:
     return url
 
 
-def redact_url(url: str | URL) -> str:
-    """The URL with its password shown as ``***``: safe for errors, logs and /health."""
-    if isinstance(url, URL):
-        return url.render_as_string(hide_password=True)
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
-        return _PASSWORD_IN_URL.sub(r"\1***@", url)
-
-
-def _first_line(exc: BaseException, secret: str | None) -> str:
-    """The driver's own reason, one line, with the password scrubbed should it appear."""
+def _first_line(exc: BaseException, secrets: list[str]) -> str:
+    """The driver's own reason, one line, with the URL's secrets scrubbed should they appear."""
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     lines = [line.strip() for line in str(original).splitlines() if line.strip()]
     reason = lines[0] if lines else type(original).__name__
-    if secret:
+    for secret in secrets:
         reason = reason.replace(secret, "***")
     return reason
 
@@ -112,7 +112,7 @@ class Store:
         self.engine = engine
         self.url = redact_url(url)
         self.backend: Backend = "sqlite" if url.get_backend_name() == "sqlite" else "postgresql"
-        self._secret = url.password if isinstance(url.password, str) else None
+        self._secrets = url_secrets(url)
         self._readers = sessionmaker(engine, expire_on_commit=False)
         self._writers = sessionmaker(
             engine, expire_on_commit=False, execution_options={WRITE_OPTION: True}
@@ -134,7 +134,19 @@ class Store:
         try:
             yield
         except (OperationalError, InterfaceError) as exc:
-            raise StoreUnavailable(self.url, _first_line(exc, self._secret)) from exc
+            reason = _first_line(exc, self._secrets)
+            raise self.fault(exc)(self.url, reason) from exc
+
+    def fault(self, exc: BaseException) -> type[StoreUnavailable]:
+        """StoreMisconfigured when waiting will not cure this driver failure, else
+        StoreUnavailable (see _SQLITE_TRANSIENT, _POSTGRES_PERMANENT)."""
+        original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+        message = str(original)
+        if self.backend == "sqlite":
+            permanent = not _SQLITE_TRANSIENT.search(message)
+        else:
+            permanent = bool(_POSTGRES_PERMANENT.search(message))
+        return StoreMisconfigured if permanent else StoreUnavailable
 
     @contextmanager
     def writer(self) -> Iterator[Writer]:
@@ -152,9 +164,10 @@ class Store:
         with self.unavailable_as_error():
             with self.engine.connect() as conn:
                 before = migrations.current_revision(conn)
-            head = migrations.head_revision()
-            if before == head:
-                return MigrationReport(before, head)
+                head = migrations.head_revision()
+                if before == head:
+                    self._check_tables(conn)
+                    return MigrationReport(before, head)
             writer = self.engine.connect().execution_options(**{WRITE_OPTION: True})
             with writer as conn, conn.begin():
                 # Many processes may open a new database at once; one migrates, the others
@@ -166,13 +179,32 @@ class Store:
                 try:
                     migrations.upgrade(conn)
                 except migrations.UnknownRevisionError as exc:
-                    raise StoreUnavailable(self.url, str(exc)) from None
+                    raise StoreMisconfigured(self.url, str(exc)) from None
                 except DBAPIError as exc:
                     if isinstance(exc, OperationalError | InterfaceError):
                         raise
-                    reason = f"cannot create the schema: {_first_line(exc, self._secret)}"
-                    raise StoreUnavailable(self.url, reason) from exc
+                    reason = f"cannot create the schema: {_first_line(exc, self._secrets)}"
+                    raise StoreMisconfigured(self.url, reason) from exc
         return MigrationReport(before, head)
+
+    def _check_tables(self, conn: Connection) -> None:
+        """Every table and column of the models is there (a database stamped with the
+        current revision whose tables were dropped or altered by hand is refused now,
+        rather than failing each request later)."""
+        from sqlalchemy import inspect
+
+        from store.models import Base
+
+        inspector = inspect(conn)
+        for table in Base.metadata.sorted_tables:
+            if not inspector.has_table(table.name):
+                raise StoreMisconfigured(self.url, f"the schema has no table {table.name!r}")
+            present = {column["name"] for column in inspector.get_columns(table.name)}
+            missing = [column.name for column in table.columns if column.name not in present]
+            if missing:
+                raise StoreMisconfigured(
+                    self.url, f"table {table.name!r} lacks column(s) {', '.join(missing)}"
+                )
 
     def revision(self) -> str | None:
         """The schema revision the database is at (None before the first migration)."""
@@ -276,16 +308,19 @@ def create_store_engine(url: str) -> tuple[Engine, URL]:
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
-        raise StoreUnavailable(redact_url(url), "not a database URL") from None
+        raise StoreMisconfigured(redact_url(url), f"not a database URL; {URL_HINT}") from None
+    if "@" in (parsed.host or "") or "@" in (parsed.username or ""):
+        # SQLAlchemy splits user:p@ss@host at the first "@": the driver would be given a
+        # piece of the password as the host name, and might print it.
+        raise StoreMisconfigured(
+            redact_url(url), "an '@' in the user name or password must be written %40"
+        )
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         return _sqlite_engine(parsed), parsed
     if backend == "postgresql" and parsed.get_driver_name() == "psycopg":
         return _postgres_engine(parsed), parsed
-    raise StoreUnavailable(
-        redact_url(parsed),
-        "unsupported database; use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB",
-    )
+    raise StoreMisconfigured(redact_url(parsed), f"unsupported database; {URL_HINT}")
 
 
 def open_store(settings: Settings, *, migrate: bool = True) -> Store:
@@ -310,7 +345,7 @@ def open_store(settings: Settings, *, migrate: bool = True) -> Store:
         # Anything else the driver says while opening (a file that is not a database,
         # a schema it cannot read) means the same to the user: this store cannot be used.
         store.dispose()
-        raise StoreUnavailable(store.url, _first_line(exc, store._secret)) from exc
+        raise StoreMisconfigured(store.url, _first_line(exc, store._secrets)) from exc
     except BaseException:
         store.dispose()
         raise

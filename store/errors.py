@@ -23,6 +23,23 @@ class StoreUnavailable(StoreError):  # noqa: N818 - the name front ends map (iss
         self.reason = reason
 
 
+class StoreMisconfigured(StoreUnavailable):
+    """The database named cannot be used as configured, and waiting will not change that.
+
+    A URL that is not a database URL (or names an unsupported backend), a file
+    that is not a database, a schema this version does not know or that lacks
+    its tables, a server that refuses the role or knows no such database. A
+    server stops at start-up on these (one ``error:`` line, exit 2) instead of
+    answering 503 forever; a database that is merely unreachable is a plain
+    ``StoreUnavailable`` and the server keeps retrying. Being a
+    ``StoreUnavailable``, every handler of that one (503, exit 2) covers it.
+    """
+
+    def __init__(self, redacted_url: str, reason: str) -> None:
+        super().__init__(redacted_url, reason)
+        self.args = (f"tracking database {redacted_url} cannot be used: {reason}",)
+
+
 class UnknownSource(StoreError, LookupError):  # noqa: N818 - as above
     """No observation was ever recorded for this source_id."""
 

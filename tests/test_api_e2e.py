@@ -205,35 +205,44 @@ def test_two_workers_share_one_database(tmp_path: Path) -> None:
 # -- the command itself, with uvicorn.run patched -----------------------------------------------
 
 
-def _invoke(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Result, list[Any]]:
+def _invoke(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> tuple[Result, list[Any]]:
     import uvicorn
 
     calls: list[Any] = []
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: calls.append((a, k)))
-    settings = Settings(_env_file=None)
-    return CliRunner().invoke(cli, ["serve", *args], obj=settings), calls
+    settings = Settings(_env_file=None, tracking_db_url=f"sqlite:///{tmp_path}/t.sqlite3")
+    return CliRunner().invoke(
+        cli, ["serve", "--port", str(free_port()), *args], obj=settings
+    ), calls
 
 
-def test_serve_hands_uvicorn_the_factory(monkeypatch: pytest.MonkeyPatch) -> None:
-    result, calls = _invoke(["--port", "9001", "--workers", "3"], monkeypatch)
+def test_serve_hands_uvicorn_the_factory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    port = free_port()
+    result, calls = _invoke(["--port", str(port), "--workers", "3"], monkeypatch, tmp_path)
     assert result.exit_code == 0, result.output
     [(args, kwargs)] = calls
     assert args == ("api.app:create_app_from_env",)
     assert kwargs["factory"] is True
-    assert (kwargs["host"], kwargs["port"], kwargs["workers"]) == ("127.0.0.1", 9001, 3)
+    assert (kwargs["host"], kwargs["port"], kwargs["workers"]) == ("127.0.0.1", port, 3)
     assert "reload" not in kwargs
     assert kwargs["log_config"]["loggers"]["api"]["handlers"] == ["default"]
     assert kwargs["access_log"] is True
 
 
-def test_serve_can_leave_out_the_access_log(monkeypatch: pytest.MonkeyPatch) -> None:
-    result, calls = _invoke(["--no-access-log"], monkeypatch)
+def test_serve_can_leave_out_the_access_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    result, calls = _invoke(["--no-access-log"], monkeypatch, tmp_path)
     assert result.exit_code == 0, result.output
     assert calls[0][1]["access_log"] is False
 
 
-def test_serve_reload_watches_code_and_taxonomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    result, calls = _invoke(["--reload"], monkeypatch)
+def test_serve_reload_watches_code_and_taxonomy(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    result, calls = _invoke(["--reload"], monkeypatch, tmp_path)
     assert result.exit_code == 0, result.output
     kwargs = calls[0][1]
     assert kwargs["reload"] is True
@@ -241,8 +250,8 @@ def test_serve_reload_watches_code_and_taxonomy(monkeypatch: pytest.MonkeyPatch)
     assert any(path.endswith("taxonomy") for path in kwargs["reload_dirs"])
 
 
-def test_serve_refuses_reload_with_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    result, calls = _invoke(["--reload", "--workers", "2"], monkeypatch)
+def test_serve_refuses_reload_with_workers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    result, calls = _invoke(["--reload", "--workers", "2"], monkeypatch, tmp_path)
     assert result.exit_code == 2
     assert calls == []
 

@@ -6,8 +6,13 @@ classifier and connection pool from the environment (nothing crosses a fork),
 and so that ``--reload`` can re-import the code. uvicorn picks uvloop and
 httptools when they are installed (``loop``/``http`` "auto").
 
-Settings and the taxonomy are checked here first, so a bad setting or taxonomy
-file is one ``error:`` line and exit code 2, not a traceback from every worker.
+Everything that would stop the server is checked here first (``preflight``): a bad
+setting, the taxonomy, the text-analytics endpoint, the port, and a database
+that cannot be used as configured (not a database, a schema this version does
+not know, a URL that does not parse). Each is one ``error:`` line and exit code
+2, not a traceback from every worker. A database that is merely unreachable is
+not among them: the server starts, says so, and its tracking routes answer 503
+until the database is back.
 Several workers share one database safely: SQLite runs in WAL mode with a busy
 timeout and appends take the write lock up front; PostgreSQL serializes appends
 per source with a row lock (see docs/tracking.md).
@@ -16,12 +21,15 @@ per source with a row lock (see docs/tracking.md).
 from __future__ import annotations
 
 import copy
+import errno
+import socket
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from engine import load_taxonomy
+from engine import Settings, load_taxonomy
+from workbench.errors import EXIT_ERROR, report
 from workbench.options import settings_of
 
 FACTORY = "api.app:create_app_from_env"
@@ -60,7 +68,7 @@ def serve(
     if reload and workers > 1:
         raise typer.BadParameter("--reload runs one process; drop --workers", param_hint="--reload")
     settings = settings_of(ctx)
-    load_taxonomy(settings.taxonomy_path)  # fails here, once, with the file and row at fault
+    preflight(settings, host, port)
     import uvicorn
 
     options: dict[str, Any] = {}
@@ -81,6 +89,51 @@ def serve(
         access_log=access_log,
         **options,
     )
+
+
+def preflight(settings: Settings, host: str, port: int) -> None:
+    """Fail now, once, in one line, on what would stop every worker at start-up."""
+    from engine.amplify import build_amplifier
+    from store import StoreMisconfigured, StoreUnavailable, open_store
+
+    taxonomy = load_taxonomy(settings.taxonomy_path)  # the file and row at fault
+    key = settings.text_analytics_key
+    build_amplifier(  # ValueError naming the setting (never its value)
+        settings.text_analytics_endpoint,
+        key.get_secret_value() if key is not None else None,
+        taxonomy.root.amplification,
+        settings.text_analytics_timeout_s,
+    ).close()
+    check_port(host, port)
+    try:
+        open_store(settings).dispose()  # migrates once here rather than in every worker
+    except StoreMisconfigured as exc:
+        report(exc)
+        raise typer.Exit(EXIT_ERROR) from None
+    except StoreUnavailable as exc:
+        typer.echo(
+            f"warning: {exc}; serving anyway, the tracking routes answer 503 until it is back",
+            err=True,
+        )
+
+
+def check_port(host: str, port: int) -> None:
+    """OSError (one line: the address and why) when the server could not listen there.
+
+    Bound the way uvicorn binds (SO_REUSEADDR) and released at once; should another
+    process take the port in between, uvicorn itself reports it.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise OSError(errno.EADDRNOTAVAIL, f"cannot listen on {host}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def log_config() -> dict[str, Any]:

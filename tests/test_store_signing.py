@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from store import Store, TrackingRules, append, export_chain, get_profile, record_hash
-from store.chain import GENESIS_HASH, VerifyResult, verify_jsonl
+from store.chain import VerifyResult, verify_jsonl
 from store.checkpoints import (
     Checkpoint,
     CheckpointArchive,
@@ -33,7 +32,6 @@ from store.checkpoints import (
     read_file,
     write_file,
 )
-from store.profile_check import ProfileCheck
 from store.signing import (
     KeyRing,
     SigningKey,
@@ -47,6 +45,7 @@ from store.trust import Trust
 
 pytest.register_assert_rewrite("tests.store_fixtures")
 from tests.store_fixtures import at, classified  # noqa: E402
+from tests.tamper_support import rewrite, rows, sql  # noqa: E402
 
 pytest_plugins = ["tests.store_fixtures"]
 
@@ -105,88 +104,6 @@ def verify(
     with store.transaction() as session:
         return verify_source(
             SOURCE, session=session, rules=rules, keys=keys, checkpoints=checkpoints
-        )
-
-
-def sql(store: Store, statement: str, **params: Any) -> None:
-    with store.engine.begin() as conn:
-        conn.execute(text(statement), params)
-
-
-def rows(store: Store) -> list[dict[str, Any]]:
-    with store.engine.connect() as conn:
-        result = conn.execute(
-            text("SELECT * FROM observations WHERE source_id = :s ORDER BY seq"), {"s": SOURCE}
-        )
-        return [dict(row._mapping) for row in result]
-
-
-def rewrite(
-    store: Store,
-    rules: TrackingRules,
-    records: list[dict[str, Any]],
-    *,
-    signer: SigningKey | None = None,
-    keep_signatures: bool = False,
-) -> None:
-    """Replace the chain with ``records`` re-linked and re-hashed, and the profile to match.
-
-    What an attacker who can write the database does to leave no trace the
-    chain or the profile alone could show: every prev_hash and record_hash
-    recomputed, signatures made with ``signer`` (an insider) or dropped or kept
-    as they were, and every profile column recomputed from the new chain.
-    """
-    prev = GENESIS_HASH
-    check = ProfileCheck(rules)
-    rebuilt = []
-    for seq, record in enumerate(records, 1):
-        record = {**record, "seq": seq, "prev_hash": prev}
-        record["record_hash"] = record_hash(
-            **{
-                name: record[name]
-                for name in (
-                    "source_id",
-                    "seq",
-                    "observed_at",
-                    "content_hash",
-                    "harm_mechanism",
-                    "severity",
-                    "taxonomy_version",
-                    "prev_hash",
-                )
-            }
-        )
-        if signer is not None:
-            record["key_id"] = signer.key_id
-            record["signature"] = signer.sign(record["record_hash"].encode())
-        elif not keep_signatures:
-            record["key_id"] = record["signature"] = None
-        check.add(record["observed_at"], record["harm_mechanism"], record["severity"])
-        rebuilt.append(record)
-        prev = record["record_hash"]
-    profile = dict(check.expected())
-    columns = list(rebuilt[0]) if rebuilt else []
-    with store.engine.begin() as conn:
-        conn.execute(text("DELETE FROM observations WHERE source_id = :s"), {"s": SOURCE})
-        for record in rebuilt:
-            conn.execute(
-                text(
-                    f"INSERT INTO observations ({', '.join(columns)}) "
-                    f"VALUES ({', '.join(':' + c for c in columns)})"
-                ),
-                record,
-            )
-        conn.execute(
-            text(
-                "UPDATE source_profiles SET observation_count = :n, head_hash = :head, "
-                "current_severity = :current_severity, "
-                "current_severity_label = :current_severity_label, "
-                "rolling_average_severity = :rolling_average_severity, window_size = :window, "
-                "trend = :trend, risk_level = :risk_level, risk_rank = :risk_rank, "
-                "first_observed_at = :first_observed_at, last_observed_at = :last_observed_at, "
-                "recent_severities = :recent_severities WHERE source_id = :s"
-            ),
-            {**profile, "n": len(rebuilt), "head": prev, "s": SOURCE},
         )
 
 

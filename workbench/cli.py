@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "workbench.commands.track",
         "Track named sources over time in tamper-evident hash chains.",
     ),
+    "keys": ("workbench.commands.keys", "Signing keys for chain records and checkpoints."),
     "db": ("workbench.commands.db", "The tracking database: create or migrate its schema."),
     "serve": ("workbench.commands.serve", "Serve the HTTP API (FastAPI under uvicorn)."),
     "tui": (

@@ -36,7 +36,10 @@ from store import (
     verify_jsonl,
     verify_source,
 )
+from store.checkpoints import Checkpoint, CheckpointArchive, read_file, write_file
+from store.signing import KeyRing, VerifyKey, parse_public_key
 from store.tracking import MAX_LIMIT
+from store.trust import Trust
 from workbench.commands.db import opened_store, store_errors
 from workbench.options import ContextOption, JsonFlag, LanguageOption, settings_of
 from workbench.output import console, report_table, visible, write_json
@@ -83,6 +86,7 @@ def register(app: typer.Typer) -> None:
     group.command("list")(list_command)
     group.command("verify")(verify)
     group.command("export")(export)
+    group.command("checkpoint")(checkpoint)
     app.add_typer(group, name="track")
 
 
@@ -104,6 +108,7 @@ def observe(
     text's hash is kept.
     """
     settings = settings_of(ctx)
+    trust = Trust.from_settings(settings)  # a bad signing key fails before anything is read
     with store_errors():
         validate_source_id(source)
     # The database first (it fails fast), then the classifier (it takes seconds to
@@ -121,7 +126,9 @@ def observe(
                 store_text=settings.store_text,
                 rules=rules,
                 session=session,
+                signer=trust.signer,
             )
+        trust.after_commit([observation])  # committed: a due checkpoint may be saved
     if as_json:
         write_json(
             {
@@ -311,6 +318,29 @@ def _profiles_table(page: Sequence[SourceProfile], total: int, offset: int) -> T
 
 # -- verify -----------------------------------------------------------------------------
 
+CheckpointOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--checkpoint",
+        metavar="FILE",
+        dir_okay=False,
+        show_default=False,
+        help="Checkpoints (from track checkpoint) the chain must still extend; default: the "
+        "latest saved in HARMWATCH_CHECKPOINT_DIR.",
+    ),
+]
+PublicKeyOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--public-key",
+        metavar="FILE",
+        dir_okay=False,
+        show_default=False,
+        help="An Ed25519 public key (PEM or hex) whose signatures are accepted; repeat for "
+        "retired keys. Every record must then be signed.",
+    ),
+]
+
 
 def verify(
     ctx: typer.Context,
@@ -330,28 +360,61 @@ def verify(
             help="Verify an exported chain ('-' for stdin) without any database.",
         ),
     ] = None,
+    checkpoint_file: CheckpointOption = None,
+    public_keys: PublicKeyOption = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Re-hash chains and report the first broken link. Exit status: 0 intact, 1 broken,
     2 error.
 
-    A stored chain must also end at its profile's head; an exported file can only be
-    checked against itself, so compare its head_hash with one you trust.
+    A stored chain must also end at its profile's head, and every profile field must be
+    what the chain gives. With HARMWATCH_SIGNING_KEY or --public-key, every record must
+    carry a valid signature; with a checkpoint, the chain must still hold the record it
+    attests. An exported file is checked against itself, the keys and the checkpoints
+    given.
     """
     given = sum((source is not None, every, file is not None))
     if given != 1:
         raise ValueError("give exactly one of SOURCE, --all or --file")
+    settings = settings_of(ctx)
+    trust = Trust.from_settings(settings)
+    keys = trust.keys(_public_keys(public_keys or []))
+    checkpoints = read_file(checkpoint_file) if checkpoint_file is not None else None
+    origin = str(checkpoint_file)
     if file is not None:
-        results = [_verify_file(file)]
+        for given_one in checkpoints or ():
+            trust.checkpoints_for(given_one.source_id, keys, [given_one], origin=origin)
+        results = [_verify_file(file, keys, checkpoints or [])]
     else:
-        settings = settings_of(ctx)
+        rules = _rules(settings)
         with opened_store(settings) as store, store.transaction() as session:
             if source is not None:
-                results = [verify_source(source, session=session)]
-            else:
                 results = [
-                    verify_source(each, session=session) for each in all_source_ids(session=session)
+                    verify_source(
+                        source,
+                        session=session,
+                        rules=rules,
+                        keys=keys,
+                        checkpoints=trust.checkpoints_for(source, keys, checkpoints, origin=origin),
+                    )
                 ]
+            else:
+                by_source = _by_source(checkpoints)
+                results = []
+                for name in all_source_ids(session=session):
+                    attested = by_source.pop(name, None) if checkpoints is not None else None
+                    mine = (
+                        trust.checkpoints_for(name, keys, attested, origin=origin)
+                        if checkpoints is None or attested is not None
+                        else []
+                    )
+                    results.append(
+                        verify_source(
+                            name, session=session, rules=rules, keys=keys, checkpoints=mine
+                        )
+                    )
+                missing = by_source if checkpoints is not None else _archived(trust, session)
+                results += [_vanished(name, found) for name, found in sorted(missing.items())]
     broken = sum(not result.intact for result in results)
     if as_json:
         payload: Any = (
@@ -367,15 +430,62 @@ def verify(
         write_json(payload, typer.get_binary_stream("stdout"))
     else:
         console().print(_verify_table(results))
+        if keys is None and not as_json:
+            typer.echo(
+                "note: signatures were not checked (no HARMWATCH_SIGNING_KEY or --public-key)",
+                err=True,
+            )
     if broken:
         raise typer.Exit(EXIT_BROKEN)
 
 
-def _verify_file(path: Path) -> VerifyResult:
+def _public_keys(paths: Sequence[Path]) -> list[VerifyKey]:
+    return [parse_public_key(path.read_bytes(), source=str(path)) for path in paths]
+
+
+def _by_source(checkpoints: Sequence[Checkpoint] | None) -> dict[str, list[Checkpoint]]:
+    grouped: dict[str, list[Checkpoint]] = {}
+    for each in checkpoints or ():
+        grouped.setdefault(each.source_id, []).append(each)
+    return grouped
+
+
+def _archived(trust: Trust, session: Session) -> dict[str, list[Checkpoint]]:
+    """Sources with a saved checkpoint but no profile in the store: deleted whole."""
+    archive: CheckpointArchive | None = trust.archive
+    if archive is None:
+        return {}
+    from store import UnknownSource
+
+    gone: dict[str, list[Checkpoint]] = {}
+    for name in archive.sources():
+        try:
+            get_profile(name, session=session)
+        except UnknownSource:
+            found = archive.latest(name, trust.keys())
+            if found is not None:
+                gone[name] = [found[1]]
+    return gone
+
+
+def _vanished(source_id: str, checkpoints: Sequence[Checkpoint]) -> VerifyResult:
+    latest = max(checkpoints, key=lambda each: each.seq)
+    return VerifyResult(
+        source_id=source_id,
+        intact=False,
+        checked=0,
+        head_hash="0" * 64,
+        first_broken_seq=1,
+        reason=f"the source is not in the store, but {latest.describe()} attests "
+        f"{latest.seq} records: the source was deleted",
+    )
+
+
+def _verify_file(path: Path, keys: KeyRing | None, checkpoints: list[Checkpoint]) -> VerifyResult:
     if str(path) == STDIO:
-        return verify_jsonl(typer.get_binary_stream("stdin"))
+        return verify_jsonl(typer.get_binary_stream("stdin"), keys=keys, checkpoints=checkpoints)
     with path.open("rb") as stream:
-        return verify_jsonl(stream)
+        return verify_jsonl(stream, keys=keys, checkpoints=checkpoints)
 
 
 def _verify_table(results: Sequence[VerifyResult]) -> RenderableType:
@@ -456,6 +566,66 @@ def _export_to_file(source: str, output: Path, session: Session) -> int:
         temporary.unlink(missing_ok=True)
         raise
     return written
+
+
+# -- checkpoint -------------------------------------------------------------------------
+
+
+def checkpoint(
+    ctx: typer.Context,
+    source: Annotated[
+        str | None,
+        typer.Argument(metavar="[SOURCE]", show_default=False, help="The source to attest."),
+    ] = None,
+    every: Annotated[bool, typer.Option("--all", help="A checkpoint of every source.")] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            dir_okay=False,
+            show_default=False,
+            help="Where the checkpoints go (default '-', stdout), one JSON object per line.",
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Sign a checkpoint of each source's head (HARMWATCH_SIGNING_KEY), one per source.
+
+    Keep the file where the database's writers cannot reach it: `track verify --checkpoint
+    FILE` then catches even a rewrite by someone who holds the key. With --json (and
+    --output), a summary is printed.
+    """
+    if (source is not None) == every:
+        raise ValueError("give exactly one of SOURCE or --all")
+    settings = settings_of(ctx)
+    trust = Trust.from_settings(settings)
+    if trust.signer is None:
+        raise ValueError(
+            "checkpoints need a signing key: set HARMWATCH_SIGNING_KEY "
+            "(harmwatch keys generate makes one)"
+        )
+    with opened_store(settings) as store, store.transaction() as session:
+        names = [source] if source is not None else list(all_source_ids(session=session))
+        issued = [trust.issue(get_profile(name, session=session)) for name in names]
+    if output is None or str(output) == STDIO:
+        from store.checkpoints import dumps
+
+        stream = typer.get_binary_stream("stdout")
+        for each in issued:
+            stream.write(dumps(each))
+        stream.flush()
+        return
+    written = write_file(output, issued)
+    if as_json:
+        write_json(
+            {"checkpoints": written, "output": str(output), **(trust.describe() or {})},
+            typer.get_binary_stream("stdout"),
+        )
+    else:
+        noun = "checkpoint" if written == 1 else "checkpoints"
+        typer.echo(f"wrote {written} {noun} to {output}", err=True)
 
 
 def _rules(settings: Settings) -> TrackingRules:

@@ -9,6 +9,7 @@ per-text state lives in a ``Doc``.
 from __future__ import annotations
 
 from engine.errors import PatternError, TaxonomyError
+from engine.pipeline.arabizi import PackVocabulary, literal_words, transliterator, widened
 from engine.pipeline.coded import CodedInfo
 from engine.pipeline.cues import CueBook, CueFinder, CuePresence, bounded
 from engine.pipeline.match import PatternInfo
@@ -36,9 +37,12 @@ class LanguagePipeline:
         self.windows = root.windows
         self.require_target = root.require_target_present
         where = str(taxonomy.path.parent / root.languages[code].file)
+        # Arabizi (ar): Latin words spelt in Arabic letters before the scan; the
+        # letters a spelling leaves open widen this language's patterns.
+        self.arabizi = transliterator(pack.arabizi)
         compiler = PatternCompiler(
             lexicon=pack.lexicon,
-            obfuscation=root.obfuscation,
+            obfuscation=widened(root.obfuscation, self.arabizi),
             filler_max_words=root.windows.filler_max_words,
             context=where,
             typo_exclude=pack.typo_exclude,
@@ -175,6 +179,16 @@ class LanguagePipeline:
                 by_key.setdefault(key, []).append((pattern_index, others[0] if others else -1))
         self.scanner = Scanner(
             entries, anchor_count=len(set_entries), coded_entries=coded_entries, by_key=by_key
+        )
+        self.vocabulary = PackVocabulary(
+            [
+                *finder_parts,
+                *entries[len(set_entries) :],
+                *(compiler.macro(name, where) for name in pack.lexicon),
+                compiler.terms(literal_words(pack), typo=False, where=f"{where} arabizi"),
+            ]
+            if self.arabizi is not None
+            else ()
         )
         # Suppressors, and one presence scan over every cue finder they declare.
         cues = CueBook(compiler, pack, where)

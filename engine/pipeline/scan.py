@@ -132,9 +132,13 @@ def scan(
     With no group named anywhere (and no context to name one) no pattern could
     find a target, so the scan stops there. Most texts end here.
     """
-    norm, data, hits = normalize_and_scan(
-        lang.scanner, text, need_target=lang.require_target and not context
-    )
+    need_target = lang.require_target and not context
+    norm, data, hits = normalize_and_scan(lang.scanner, text, need_target=need_target)
+    if lang.arabizi is not None:  # Latin-script Arabic: spelt in Arabic, scanned again
+        spelt = lang.arabizi.apply(norm, lang.vocabulary)
+        if spelt is not norm:
+            norm, data = spelt, spelt.text.encode("utf-8", "surrogatepass")
+            hits = lang.scanner.scan(data, need_target=need_target)
     if hits is NO_HITS or hits.empty:
         return None
     return Doc(norm, Subject(norm.text, data), lang, hits, context, fallback_note)

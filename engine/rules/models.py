@@ -15,6 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from engine.languages import LANGUAGES as LANGUAGES
 
 ROW_ID = re.compile(r"^D2\.4a-\d{3}$")
+# Arabizi spellings: the Latin side, and the Arabic side as normalization leaves
+# it (no أ إ آ ى ة ؤ ئ, no harakat), with the space of a two-word spelling.
+_ARABIZI_LATIN = re.compile(r"^[a-z0-9']{1,20}$")
+_ARABIZI_ARABIC = re.compile(r"^[ءابتثجحخدذرزسشصضطظعغفقكلمنهوي ]+$")
 MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 IdentityAxis = Literal[
@@ -272,6 +276,73 @@ class WordClass(Strict):
         return value
 
 
+class Arabizi(Strict):
+    """Latin-script Arabic ("Arabizi") for one pack: the evidence that a text is
+    written in it, and how its words are spelt in Arabic letters so that the
+    pack's own patterns match them (engine.text.arabizi).
+
+    Evidence, over the Latin words of a text: a word with a ``chat_digits`` digit
+    next to a letter counts ``digit_weight`` (codes in ``not_words`` do not), a
+    word of ``function_words`` counts one, and, once there is some evidence, a word
+    of at least ``known_word_letters`` whose spelling the pack knows counts one;
+    the text is Arabizi when the points
+    reach ``min_evidence`` and the evidence words are at least ``min_share`` of
+    its Latin words. ``words`` spell whole words; ``glue`` words (article,
+    conjunction, prepositions) are written onto the next word; ``prefixes`` are
+    the same glued inside a word. ``letters`` spell one- or two-character units;
+    a value of several letters is an equivalence class (the unit may stand for
+    any of them). ``vowels`` give the long reading of a single vowel (a vowel
+    inside a word is read short, dropped, or long; the pack's vocabulary chooses),
+    ``endings`` the readings of a word's last one or two characters ("a": ا|ه).
+    A spelling is known when the pack's vocabulary matches it whole, or less one
+    of ``suffixes`` or ``stem_prefixes`` (inflection the pack writes elsewhere).
+    """
+
+    note: str | None = None
+    chat_digits: str
+    digit_weight: Annotated[int, Field(ge=1, le=5)]
+    min_evidence: Annotated[int, Field(ge=1, le=10)]
+    min_share: Annotated[float, Field(ge=0.0, le=1.0)]
+    max_candidates: Annotated[int, Field(ge=1, le=256)]
+    known_word_letters: Annotated[int, Field(ge=2, le=20)]
+    function_words: list[str]
+    not_words: list[str] = Field(default_factory=list)
+    words: dict[str, str]
+    glue: dict[str, str]
+    prefixes: dict[str, str] = Field(default_factory=dict)
+    letters: dict[str, str]
+    vowels: dict[str, str]
+    initial_vowel: str
+    endings: dict[str, str]
+    suffixes: list[str]
+    stem_prefixes: list[str]
+
+    @model_validator(mode="after")
+    def _spellings(self) -> Arabizi:
+        """Latin sides lowercase Latin, Arabic sides folded Arabic letters: a spelling
+        the patterns' normalization would change could never match."""
+        latin = [*self.function_words, *self.not_words, *self.words, *self.glue]
+        latin += [*self.prefixes, *self.letters, *self.vowels, *self.endings]
+        for word in latin:
+            if not _ARABIZI_LATIN.match(word):
+                raise ValueError(f"arabizi: {word!r} is not a lowercase Latin word")
+        arabic = {f"words.{k}": v for k, v in self.words.items()}
+        arabic |= {f"glue.{k}": v for k, v in self.glue.items()}
+        arabic |= {f"prefixes.{k}": v for k, v in self.prefixes.items()}
+        arabic |= {f"letters.{k}": v for k, v in self.letters.items()}
+        arabic |= {f"vowels.{k}": v for k, v in self.vowels.items()}
+        arabic |= {f"endings.{k}": v.replace("|", "") for k, v in self.endings.items()}
+        arabic |= {"initial_vowel": self.initial_vowel}
+        arabic |= {f"suffixes.{v}": v for v in [*self.suffixes, *self.stem_prefixes]}
+        for where, value in arabic.items():
+            if not value or not _ARABIZI_ARABIC.match(value):
+                raise ValueError(f"arabizi {where}: {value!r} is not folded Arabic letters")
+        for digit in self.chat_digits:
+            if not digit.isdigit() or digit not in self.letters:
+                raise ValueError(f"arabizi chat_digits: {digit!r} has no entry in letters")
+        return self
+
+
 class LanguagePack(Strict):
     """Everything one language contributes: anchors, references, cues, patterns."""
 
@@ -285,6 +356,7 @@ class LanguagePack(Strict):
     cues: Cues
     benign: list[BenignContext] = Field(default_factory=list)
     typo_exclude: list[str] = Field(default_factory=list)
+    arabizi: Arabizi | None = None
     patterns: dict[str, list[PatternSpec]]
 
     @field_validator("patterns", mode="before")

@@ -163,6 +163,10 @@ class Normalized:
     original: str
     offsets: tuple[int, ...] | None
     data: bytes | None = None  # UTF-8 of ``text`` when already computed
+    # Where each normalized character's source ends in the original (exclusive),
+    # when a character stands for several ("sh" written as one Arabic letter by
+    # engine.text.arabizi); None: one past its offset.
+    ends: tuple[int, ...] | None = None
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Map a normalized [start, end) span to the original text."""
@@ -171,7 +175,9 @@ class Normalized:
         if start >= len(self.offsets):
             return len(self.original), len(self.original)
         o_start = self.offsets[start]
-        o_end = self.offsets[end - 1] + 1 if end > start else o_start
+        if end <= start:
+            return o_start, o_start
+        o_end = self.ends[end - 1] if self.ends is not None else self.offsets[end - 1] + 1
         return o_start, o_end
 
 

@@ -593,9 +593,8 @@ def test_checkpoint_is_signed_over_the_canonical_fields(
         assert (checkpoint["seq"], checkpoint["head_hash"]) == (1, profile["head_hash"])
         key = SIGNING_KEY.encode()
         assert checkpoint["key_id"] == hashlib.sha256(key).hexdigest()[:16]
-        fields = {
-            k: checkpoint[k] for k in ("source_id", "seq", "head_hash", "issued_at", "key_id")
-        }
+        assert checkpoint["algorithm"] == "hmac-sha256"
+        fields = {k: v for k, v in checkpoint.items() if k != "signature"}
         canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         expected = hmac.new(key, canonical.encode(), hashlib.sha256).hexdigest()
         assert hmac.compare_digest(checkpoint["signature"], expected)
@@ -777,6 +776,7 @@ def test_health_reports_versions_and_dependencies(
         "baseline_tag": root.baseline_tag,
         "text_analytics": {"provider": None, "status": "not_configured"},
         "database": {"backend": backend, "status": "ok"},
+        "signing": None,
     }
     assert health["app_version"]
 
@@ -944,8 +944,17 @@ def test_the_schema_describes_every_route_of_the_contract(client: TestClient) ->
         ("/tracking/{source_id}/observe", "post"): {"201", "413", "422", "500", "503"},
         ("/tracking/{source_id}", "get"): {"200", "404", "422", "500", "503"},
         ("/tracking", "get"): {"200", "422", "500", "503"},
-        ("/tracking/{source_id}/verify", "get"): {"200", "404", "422", "500", "503"},
-        ("/tracking/{source_id}/verify", "post"): {"200", "404", "413", "422", "500", "503"},
+        ("/tracking/{source_id}/verify", "get"): {"200", "404", "409", "422", "500", "503"},
+        ("/tracking/{source_id}/verify", "post"): {
+            "200",
+            "404",
+            "409",
+            "413",
+            "422",
+            "500",
+            "501",
+            "503",
+        },
         ("/tracking/{source_id}/checkpoint", "get"): {"200", "404", "422", "500", "501", "503"},
         ("/benchmark/run", "post"): {"200", "413", "422", "500"},
         ("/validate/dehumanization", "post"): {"200", "413", "500"},

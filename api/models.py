@@ -13,7 +13,7 @@ batch items, 1–5,000 samples) are declared here.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
@@ -241,6 +241,17 @@ class Observation(_Response):
     taxonomy_version: str = Field(examples=["1.0.0"])
     prev_hash: Hash
     record_hash: Hash
+    key_id: str | None = Field(
+        default=None,
+        description="Present on a record signed with HARMWATCH_SIGNING_KEY: which key signed "
+        "(first 16 hex digits of sha256 of the public key, or of the HMAC secret).",
+        examples=["9f86d081884c7d65"],
+    )
+    signature: str | None = Field(
+        default=None,
+        description="Present on a signed record: hex signature (Ed25519, or HMAC-SHA256) of "
+        "the record_hash hex string's UTF-8 bytes. Outside the hash.",
+    )
 
 
 class SourceProfile(_Response):
@@ -277,21 +288,42 @@ class VerifyReport(_Response):
 
 
 class Checkpoint(_Response):
-    """A signed statement of a source's head: HMAC-SHA256 over the other five fields."""
+    """A signed statement of a source's head (SPEC section 5a)."""
 
     source_id: str = Field(examples=["acct:1"])
     seq: int = Field(description="The head's seq (= observation_count).", examples=[12])
     head_hash: Hash
     issued_at: str = Field(description="When the checkpoint was signed.", examples=[TIME_EXAMPLE])
     key_id: str = Field(
-        description="First 16 hex digits of sha256(HARMWATCH_SIGNING_KEY): which key signed.",
+        description="Which key signed: first 16 hex digits of sha256 of the raw Ed25519 "
+        "public key, or of the HMAC secret.",
         examples=["9f86d081884c7d65"],
     )
+    algorithm: Literal["ed25519", "hmac-sha256"] = Field(
+        description="The signature's algorithm. A checkpoint without this field was issued "
+        "before it existed and is hmac-sha256 over the other five fields."
+    )
     signature: str = Field(
-        description="hex HMAC-SHA256(key, canonical JSON of source_id, seq, head_hash, "
-        "issued_at, key_id: keys sorted, separators ',' ':', UTF-8).",
+        description="hex signature of the canonical JSON of every other field (keys sorted, "
+        "separators ',' ':', UTF-8).",
         examples=[HASH_EXAMPLE],
     )
+
+
+class VerifyRequest(_Request):
+    """What to verify a chain against, beyond its own hashes and its profile."""
+
+    checkpoint: dict[str, Any] | None = Field(
+        default=None,
+        description="A checkpoint from GET /tracking/{source_id}/checkpoint (or `track "
+        "checkpoint`): the chain must still hold the record it attests. Default: the latest "
+        "saved in HARMWATCH_CHECKPOINT_DIR, if any.",
+    )
+
+
+class SigningHealth(_Response):
+    algorithm: Literal["ed25519", "hmac-sha256"]
+    key_id: str = Field(examples=["9f86d081884c7d65"])
 
 
 # -- benchmark and validation --------------------------------------------------------------------
@@ -488,3 +520,6 @@ class Health(_Response):
     baseline_tag: str
     text_analytics: TextAnalyticsHealth
     database: DatabaseHealth
+    signing: SigningHealth | None = Field(
+        description="The signing key's algorithm and key_id; null without HARMWATCH_SIGNING_KEY."
+    )

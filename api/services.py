@@ -26,6 +26,7 @@ from engine import Classifier, LoadedTaxonomy, Settings, build_classifier
 from engine.amplify import NullAmplifier
 from engine.evaluation.benchmark import Gate, Suite, load_gate, load_suite
 from store import Store, StoreError, TrackingRules, open_store, resolve_url
+from store.trust import Trust
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -75,9 +76,9 @@ class Services:
         # Classification that does not run on the event loop runs here, one job at a time
         # (made on first use, and again after close() should the app be started anew).
         self._compute: ThreadPoolExecutor | None = None
-        secret = settings.signing_key
-        key = secret.get_secret_value().encode("utf-8") if secret is not None else b""
-        self.signing_key: bytes | None = key or None
+        # The signing key and checkpoint archive, parsed here so that a bad key stops the
+        # app at start-up with a message naming the setting (never its value).
+        self.trust = Trust.from_settings(settings)
 
     # -- engine ---------------------------------------------------------------------------
     @property
@@ -176,6 +177,7 @@ class Services:
                 self.rules,
                 store_text=self.settings.store_text,
                 on_loop=self.database_backend == "sqlite",
+                trust=self.trust,
             )
         return self._appender
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from engine import Classification
 from store import Observation, SourceProfile, Store, TrackingRules, Writer, append
+from store.trust import Trust
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +63,13 @@ class GroupCommit:
         *,
         store_text: bool,
         on_loop: bool,
+        trust: Trust | None = None,
     ) -> None:
         self._store = store
         self._rules = rules
         self._store_text = store_text
+        # Signs each record; saves the checkpoints that come due once their batch committed.
+        self._trust = trust or Trust()
         self._executor = (
             None if on_loop else ThreadPoolExecutor(1, thread_name_prefix="harmwatch-append")
         )
@@ -133,8 +137,9 @@ class GroupCommit:
     def _transaction(self, items: list[PendingAppend]) -> list[Appended]:
         if self._writer is None:
             self._writer = Writer(self._store())
+        signer = self._trust.signer
         with self._writer.transaction() as session:
-            return [
+            written = [
                 append(
                     item.source_id,
                     item.result,
@@ -142,9 +147,12 @@ class GroupCommit:
                     store_text=self._store_text,
                     rules=self._rules,
                     session=session,
+                    signer=signer,
                 )
                 for item in items
             ]
+        self._trust.after_commit(observation for observation, _ in written)
+        return written
 
 
 def _outcomes(task: asyncio.Future[list[Outcome]], size: int) -> list[Outcome]:

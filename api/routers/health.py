@@ -43,5 +43,6 @@ def health(services: ServicesDep) -> Response:
                 "status": provider_status,
             },
             "database": {"backend": services.database_backend, "status": database_status},
+            "signing": services.trust.describe(),
         }
     )

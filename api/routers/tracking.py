@@ -9,10 +9,9 @@ the hot path (``api.body``) and its append goes through the group commit of
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.responses import Response
 
@@ -29,19 +28,24 @@ from api.models import (
     ObserveResponse,
     SourceProfile,
     VerifyReport,
+    VerifyRequest,
 )
 from api.responses import INTERNAL, TOO_LARGE, UNAVAILABLE, UNKNOWN_SOURCE
-from api.signing import sign_checkpoint
+from api.services import Services
 from store import (
     count_profiles,
-    format_observed_at,
     get_profile,
     list_profiles,
     verify_source,
 )
+from store.checkpoints import Checkpoint as SignedCheckpoint
+from store.checkpoints import CheckpointError, parse
 
 NO_SIGNING_KEY = (
     "signed checkpoints are not enabled on this server (HARMWATCH_SIGNING_KEY is not set)"
+)
+NO_CHECKPOINT_KEY = (
+    "checkpoints cannot be checked on this server (HARMWATCH_SIGNING_KEY is not set)"
 )
 
 router = APIRouter(prefix="/tracking", tags=["tracking"], responses={**UNAVAILABLE, **INTERNAL})
@@ -126,51 +130,108 @@ def show(source_id: SourceId, session: SessionDep) -> Response:
     return json_response(get_profile(source_id, session=session).to_dict())
 
 
-def _verify(source_id: str, session: SessionDep) -> Response:
-    return json_response(verify_source(source_id, session=session).to_dict())
+def _verify(
+    source_id: str,
+    services: Services,
+    session: SessionDep,
+    given: dict[str, Any] | None = None,
+) -> Response:
+    """Verify with the server's key and rules, against ``given`` or the latest saved checkpoint."""
+    trust = services.trust
+    keys = trust.keys()
+    get_profile(source_id, session=session)  # 404 before any checkpoint is looked at
+    checkpoints: list[SignedCheckpoint]
+    if given is not None:
+        try:
+            checkpoint = parse(given)
+            if keys is None:
+                raise HTTPException(501, NO_CHECKPOINT_KEY)
+            checkpoints = trust.checkpoints_for(source_id, keys, [checkpoint], origin="the request")
+        except CheckpointError as exc:
+            loc = ["body", "checkpoint", *([exc.field] if exc.field else [])]
+            raise RequestValidationError(
+                [{"type": "value_error", "loc": tuple(loc), "msg": str(exc)}]
+            ) from None
+    else:
+        try:
+            checkpoints = trust.checkpoints_for(source_id, keys)
+        except CheckpointError as exc:
+            # The server's own archive holds a checkpoint it cannot trust: someone altered it.
+            raise HTTPException(409, f"the saved checkpoints cannot be used: {exc}") from None
+    result = verify_source(
+        source_id,
+        session=session,
+        rules=services.rules,
+        keys=keys,
+        checkpoints=checkpoints,
+    )
+    return json_response(result.to_dict())
 
 
 VERIFY_SUMMARY = "Re-hash a source's whole chain"
 VERIFY_DESCRIPTION = (
-    "Checks every record in order (seq, prev_hash, record_hash, text hash) and that the "
-    "chain ends at the profile's head. `intact: false` is a normal answer (200) that says "
-    "where the chain breaks and why. POST is accepted too, for clients that send every "
-    "action as POST."
+    "Checks every record in order (seq, prev_hash, record_hash, text hash), that the chain "
+    "ends at the profile's head and that every profile field is what the chain gives. With "
+    "HARMWATCH_SIGNING_KEY every record must carry a valid signature, and the chain must "
+    "extend the latest checkpoint saved in HARMWATCH_CHECKPOINT_DIR (if any). "
+    "`intact: false` is a normal answer (200) that says where the chain breaks and why. "
+    "POST is accepted too, and may send a checkpoint to verify against."
 )
+VERIFY_ERRORS: dict[int | str, dict[str, Any]] = {
+    409: {
+        "model": ErrorMessage,
+        "description": "A checkpoint saved in HARMWATCH_CHECKPOINT_DIR fails its signature.",
+    },
+}
 
 
 @router.get(
     "/{source_id}/verify",
     response_model=VerifyReport,
-    responses=UNKNOWN_SOURCE,
+    responses={**UNKNOWN_SOURCE, **VERIFY_ERRORS},
     summary=VERIFY_SUMMARY,
     description=VERIFY_DESCRIPTION,
 )
-def verify(source_id: SourceId, session: SessionDep) -> Response:
-    return _verify(source_id, session)
+def verify(source_id: SourceId, services: ServicesDep, session: SessionDep) -> Response:
+    return _verify(source_id, services, session)
 
 
 @router.post(
     "/{source_id}/verify",
     response_model=VerifyReport,
-    responses={**UNKNOWN_SOURCE, **TOO_LARGE},
-    summary=VERIFY_SUMMARY + " (POST)",
-    description=VERIFY_DESCRIPTION,
+    responses={
+        **UNKNOWN_SOURCE,
+        **TOO_LARGE,
+        **VERIFY_ERRORS,
+        501: {
+            "model": ErrorMessage,
+            "description": "A checkpoint was sent but no HARMWATCH_SIGNING_KEY is configured.",
+        },
+    },
+    summary=VERIFY_SUMMARY + " (POST), optionally against a checkpoint",
+    description=VERIFY_DESCRIPTION
+    + " A checkpoint that is malformed, of another source or not signed by the server's key "
+    "is a 422 naming the field; a chain that no longer extends it is `intact: false`.",
 )
-def verify_post(source_id: SourceId, session: SessionDep) -> Response:
-    return _verify(source_id, session)
+def verify_post(
+    source_id: SourceId,
+    services: ServicesDep,
+    session: SessionDep,
+    body: Annotated[VerifyRequest | None, Body()] = None,
+) -> Response:
+    return _verify(source_id, services, session, body.checkpoint if body is not None else None)
 
 
-async def signing_key(services: ServicesDep) -> bytes:
-    """The signing key, or 501 for every checkpoint request when none is configured."""
-    if services.signing_key is None:
+async def signing_key(services: ServicesDep) -> None:
+    """501 for every checkpoint request when no signing key is configured."""
+    if services.trust.signer is None:
         raise HTTPException(501, NO_SIGNING_KEY)
-    return services.signing_key
 
 
 @router.get(
     "/{source_id}/checkpoint",
     response_model=Checkpoint,
+    dependencies=[Depends(signing_key)],
     responses={
         **UNKNOWN_SOURCE,
         501: {
@@ -181,19 +242,10 @@ async def signing_key(services: ServicesDep) -> bytes:
     },
     summary="A signed statement of a source's current head",
 )
-def checkpoint(
-    key: Annotated[bytes, Depends(signing_key)], source_id: SourceId, session: SessionDep
-) -> Response:
-    """HMAC-SHA256 (key HARMWATCH_SIGNING_KEY) over the canonical JSON of
-    `{source_id, seq, head_hash, issued_at, key_id}`. Keep checkpoints outside the server:
-    a later chain whose record at `seq` does not carry `head_hash` was rewritten. The
-    checkpoint attests the head as stored; run verify to re-hash the chain itself."""
+def checkpoint(source_id: SourceId, services: ServicesDep, session: SessionDep) -> Response:
+    """Signed with HARMWATCH_SIGNING_KEY (Ed25519 or HMAC-SHA256, named by `algorithm`) over
+    the canonical JSON of every other field. Keep checkpoints outside the server: verify
+    (POST with `{checkpoint}`, or `track verify --checkpoint`) reports a chain whose record
+    at `seq` no longer has `head_hash`, even one rewritten by someone holding the key."""
     profile = get_profile(source_id, session=session)
-    signed = sign_checkpoint(
-        key,
-        source_id=profile.source_id,
-        seq=profile.observation_count,
-        head_hash=profile.head_hash,
-        issued_at=format_observed_at(datetime.now(UTC)),
-    )
-    return json_response(signed)
+    return json_response(services.trust.issue(profile).to_dict())

@@ -16,11 +16,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.types import Receive, Scope, Send
 
 from api import errors
-from api.hotpath import ClassifyLane
-from api.middleware import ApiKey, BodyLimit, InternalErrors
+from api.edge import RequestEdge
+from api.hotpath import ClassifyLane, FastLane
+from api.middleware import ApiKey, BodyLimit
 from api.openapi import build_openapi
 from api.routers import ROUTERS
 from api.services import Services, app_version
@@ -39,19 +39,10 @@ TAGS = [
 
 
 class HarmwatchAPI(FastAPI):
-    """FastAPI, with plain classify requests answered before routing (api.hotpath)."""
+    """FastAPI, with plain classify requests answered before routing by its innermost
+    middleware (api.hotpath); ``lane = None`` sends every request to the routes."""
 
     lane: ClassifyLane | None = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        lane = self.lane
-        path = lane.wants(scope) if lane is not None else None
-        if lane is not None and path is not None:
-            handover = await lane.serve(scope, receive, send, path)
-            if handover is None:
-                return
-            receive = handover
-        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -75,7 +66,16 @@ def create_app(
             await run_in_threadpool(services.close)
 
     api_key = settings.api_key.get_secret_value().encode() if settings.api_key is not None else None
-    middleware = [Middleware(InternalErrors)]
+    # Every request passes each of these once, outermost first, whoever answers it: the
+    # edge (request id, body deadline, last-resort 500, request log, metrics), the key,
+    # the body limit, then the classify fast lane; then FastAPI's routing.
+    edge = Middleware(
+        RequestEdge,
+        metrics=services.metrics,
+        body_timeout_s=settings.body_timeout_s,
+        log_text=settings.log_text,
+    )
+    middleware = [edge]
     if api_key is not None:
         middleware.append(Middleware(ApiKey, key=api_key))
     middleware.append(Middleware(BodyLimit))
@@ -89,7 +89,8 @@ def create_app(
         strict_content_type=False,
     )
     app.state.services = services
-    app.lane = ClassifyLane(services, api_key)
+    app.lane = ClassifyLane(services)
+    app.user_middleware.append(Middleware(FastLane, owner=app))
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router)

@@ -1,24 +1,22 @@
-"""Pure ASGI middleware: the last-resort 500, the API key, and the request body limit.
+"""Pure ASGI middleware: the API key and the request body limit.
 
 Pure ASGI rather than ``BaseHTTPMiddleware``: each one looks at the request
 line and headers only, costs a function call on the hot path, and can answer
 before the body has been read. They run outermost first:
-``InternalErrors`` → ``ApiKey`` → ``BodyLimit`` → FastAPI's routing.
+``RequestEdge`` (api.edge: request id, body deadline, last-resort 500, log,
+metrics) → ``ApiKey`` → ``BodyLimit`` → the classify fast lane (api.hotpath) →
+FastAPI's routing. Every request passes each of them once, whoever answers it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
-import uuid
 
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.encoding import JSON, dumps
-
-log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 API_KEY_HEADER = b"x-api-key"
@@ -42,46 +40,6 @@ async def send_json(
         }
     )
     await send({"type": "http.response.body", "body": body})
-
-
-class InternalErrors:
-    """Any exception that escapes the app becomes a logged 500 carrying a request id only.
-
-    The id is the one link between the client's report and the log line with
-    the traceback; the response says nothing else, so no internal detail (or
-    anything a secret could hide in) ever reaches a client.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking_send)
-        except Exception:
-            request_id = uuid.uuid4().hex
-            log.exception(
-                "internal error %s on %s %s", request_id, scope.get("method"), scope.get("path")
-            )
-            if started:  # nothing can be said any more; the server drops the connection
-                raise
-            await send_json(
-                send,
-                500,
-                {"detail": "internal error", "request_id": request_id},
-                [(b"x-request-id", request_id.encode())],
-            )
 
 
 class KeyCheck:

@@ -29,12 +29,15 @@ async def classify(
     return result
 
 
-def batch_json(services: Services, batch: BatchRequest) -> bytes:
+def batch_results(services: Services, batch: BatchRequest) -> tuple[bytes, list[Classification]]:
     """A whole batch's response body, built in one go on the classification thread:
     classify (step by step over the items, ``Classifier.classify_many``), serialize and
-    encode, with no hop back to the loop between items."""
-    classified = services.classifier.classify_many(
-        (item.text, item.context, item.language) for item in batch.items
+    encode, with no hop back to the loop between items; and the results, for the
+    metrics and the request log."""
+    classified = list(
+        services.classifier.classify_many(
+            (item.text, item.context, item.language) for item in batch.items
+        )
     )
     results = [result.to_dict() for result in classified]
-    return dumps({"count": len(results), "results": results})
+    return dumps({"count": len(results), "results": results}), classified

@@ -26,7 +26,15 @@ VALIDATION: Responses = {
 INTERNAL: Responses = {
     500: {"model": InternalError, "description": "Unexpected failure (logged under request_id)."}
 }
-TOO_LARGE: Responses = {413: {"model": ErrorMessage, "description": "Body over 2 MiB."}}
+# Every route that reads a body: too large, or too slow to arrive (api.edge).
+TOO_LARGE: Responses = {
+    408: {
+        "model": ErrorMessage,
+        "description": "The body did not arrive within HARMWATCH_BODY_TIMEOUT_S; the "
+        "connection is closed.",
+    },
+    413: {"model": ErrorMessage, "description": "Body over 2 MiB."},
+}
 UNKNOWN_SOURCE: Responses = {
     404: {
         "model": ErrorMessage,

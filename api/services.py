@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from api.metrics import Metrics
 from api.writer import GroupCommit
 from engine import Classifier, LoadedTaxonomy, Settings, build_classifier
 from engine.amplify import NullAmplifier
@@ -76,6 +77,7 @@ class Services:
         # Classification that does not run on the event loop runs here, one job at a time
         # (made on first use, and again after close() should the app be started anew).
         self._compute: ThreadPoolExecutor | None = None
+        self.metrics = Metrics()  # this app's Prometheus instruments (api.metrics)
         # The signing key and checkpoint archive, parsed here so that a bad key stops the
         # app at start-up with a message naming the setting (never its value).
         self.trust = Trust.from_settings(settings)
@@ -177,6 +179,7 @@ class Services:
                 self.rules,
                 store_text=self.settings.store_text,
                 on_loop=self.database_backend == "sqlite",
+                metrics=self.metrics,
                 trust=self.trust,
             )
         return self._appender

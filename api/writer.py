@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from api.metrics import Metrics
 from engine import Classification
 from store import Observation, SourceProfile, Store, TrackingRules, Writer, append
 from store.trust import Trust
@@ -63,11 +65,13 @@ class GroupCommit:
         *,
         store_text: bool,
         on_loop: bool,
+        metrics: Metrics | None = None,
         trust: Trust | None = None,
     ) -> None:
         self._store = store
         self._rules = rules
         self._store_text = store_text
+        self._metrics = metrics
         # Signs each record; saves the checkpoints that come due once their batch committed.
         self._trust = trust or Trust()
         self._executor = (
@@ -137,6 +141,7 @@ class GroupCommit:
     def _transaction(self, items: list[PendingAppend]) -> list[Appended]:
         if self._writer is None:
             self._writer = Writer(self._store())
+        started = time.perf_counter()
         signer = self._trust.signer
         with self._writer.transaction() as session:
             written = [
@@ -151,6 +156,8 @@ class GroupCommit:
                 )
                 for item in items
             ]
+        if self._metrics is not None:
+            self._metrics.appended(len(written), time.perf_counter() - started)
         self._trust.after_commit(observation for observation, _ in written)
         return written
 

@@ -170,7 +170,14 @@ def test_serve_end_to_end(tmp_path: Path) -> None:
     log = server.output()
     assert "Application startup complete" in log
     assert "Application shutdown complete" in log  # SIGTERM is a graceful stop
-    assert '"POST /tracking/a/observe HTTP/1.1" 201' in log
+    requests = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    [observe] = [r for r in requests if r["path"] == "/tracking/a/observe" and r["status"] == 201][
+        :1
+    ]
+    assert observe["method"] == "POST" and observe["route"] == "/tracking/{source_id}/observe"
+    assert len(observe["content_hash"]) == 64 and len(observe["request_id"]) == 32
+    assert observe["duration_ms"] >= 0
+    assert all("text" not in r and "texts" not in r for r in requests)  # HARMWATCH_LOG_TEXT off
     for secret in SECRETS:
         assert secret not in log
         assert all(secret not in text for text in texts)
@@ -228,7 +235,8 @@ def test_serve_hands_uvicorn_the_factory(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert (kwargs["host"], kwargs["port"], kwargs["workers"]) == ("127.0.0.1", port, 3)
     assert "reload" not in kwargs
     assert kwargs["log_config"]["loggers"]["api"]["handlers"] == ["default"]
-    assert kwargs["access_log"] is True
+    assert kwargs["log_config"]["loggers"]["api.access"]["level"] == "INFO"
+    assert kwargs["access_log"] is False  # harmwatch's JSON request log replaces uvicorn's
 
 
 def test_serve_can_leave_out_the_access_log(
@@ -236,7 +244,7 @@ def test_serve_can_leave_out_the_access_log(
 ) -> None:
     result, calls = _invoke(["--no-access-log"], monkeypatch, tmp_path)
     assert result.exit_code == 0, result.output
-    assert calls[0][1]["access_log"] is False
+    assert calls[0][1]["log_config"]["loggers"]["api.access"]["level"] == "WARNING"
 
 
 def test_serve_reload_watches_code_and_taxonomy(

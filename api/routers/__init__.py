@@ -1,10 +1,10 @@
-"""One router per resource (classify, tracking, benchmark, validate, health)."""
+"""One router per resource (classify, tracking, benchmark, validate, health, metrics)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.routers import benchmark, classify, health, tracking, validate
+from api.routers import benchmark, classify, health, metrics, tracking, validate
 
 ROUTERS: tuple[APIRouter, ...] = (
     classify.router,
@@ -12,4 +12,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     benchmark.router,
     validate.router,
     health.router,
+    metrics.router,
 )

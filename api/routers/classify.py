@@ -17,6 +17,7 @@ from starlette.responses import Response
 from api import offload
 from api.body import documented, parse_body
 from api.deps import services_of
+from api.edge import record_classified
 from api.encoding import JSON, json_response
 from api.limits import check_texts
 from api.models import BatchRequest, BatchResponse, Classification, ClassifyRequest
@@ -42,6 +43,7 @@ async def classify(request: Request) -> Response:
     body = await parse_body(request, ClassifyRequest)
     check_texts([(body.text, body.context)], services.max_text_chars, ("body",), indexed=False)
     result = await offload.classify(services, body.text, body.context, body.language)
+    record_classified(request.scope, services.metrics, (result,), (body.text,))
     return json_response(result.to_dict())
 
 
@@ -63,5 +65,7 @@ async def classify_batch(request: Request) -> Response:
         ("body", "items"),
         indexed=True,
     )
-    payload = await services.compute(offload.batch_json, services, body)
+    payload, results = await services.compute(offload.batch_results, services, body)
+    texts = (item.text for item in body.items)
+    record_classified(request.scope, services.metrics, results, texts, batch=True)
     return Response(payload, media_type=JSON)

@@ -18,6 +18,7 @@ from starlette.responses import Response
 from api import offload
 from api.body import documented, parse_body
 from api.deps import ServicesDep, SessionDep, SourceId, services_of
+from api.edge import record_classified
 from api.encoding import json_response
 from api.limits import check_texts
 from api.models import (
@@ -68,6 +69,7 @@ async def observe(source_id: SourceId, request: Request) -> Response:
     body = await parse_body(request, ClassifyRequest)
     check_texts([(body.text, body.context)], services.max_text_chars, ("body",), indexed=False)
     result = await offload.classify(services, body.text, body.context, body.language)
+    record_classified(request.scope, services.metrics, (result,), (body.text,))
     observation, profile = await services.appender().append(source_id, result, body.text)
     payload = {
         "observation": observation.to_dict(),
@@ -165,6 +167,7 @@ def _verify(
         keys=keys,
         checkpoints=checkpoints,
     )
+    services.metrics.verified(result.intact)
     return json_response(result.to_dict())
 
 

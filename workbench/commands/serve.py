@@ -22,7 +22,11 @@ from __future__ import annotations
 
 import copy
 import errno
+import os
 import socket
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -55,8 +59,8 @@ def serve(
         bool,
         typer.Option(
             "--access-log/--no-access-log",
-            help="Log one line per request (off behind a proxy that logs them: it costs "
-            "a tenth of a short request).",
+            help="Log one JSON line per request on stdout (method, path, status, duration, "
+            "request id, content hash); off behind a proxy that logs requests itself.",
         ),
     ] = True,
 ) -> None:
@@ -80,15 +84,16 @@ def serve(
         )
     else:
         options["workers"] = workers
-    uvicorn.run(
-        FACTORY,
-        factory=True,
-        host=host,
-        port=port,
-        log_config=log_config(),
-        access_log=access_log,
-        **options,
-    )
+    with shared_metrics(workers):
+        uvicorn.run(
+            FACTORY,
+            factory=True,
+            host=host,
+            port=port,
+            log_config=log_config(access_log=access_log),
+            access_log=False,  # harmwatch's own request log (api.edge) replaces uvicorn's
+            **options,
+        )
 
 
 def preflight(settings: Settings, host: str, port: int) -> None:
@@ -136,12 +141,43 @@ def check_port(host: str, port: int) -> None:
             raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
-def log_config() -> dict[str, Any]:
+@contextmanager
+def shared_metrics(workers: int) -> Iterator[None]:
+    """With several workers, a directory where each writes its metrics, so that /metrics
+    (answered by any one of them) adds up all of theirs; removed when the server stops.
+    An operator's own PROMETHEUS_MULTIPROC_DIR is kept as it is."""
+    from api.metrics import MULTIPROC_ENV
+
+    if workers < 2 or os.environ.get(MULTIPROC_ENV):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="harmwatch-metrics-") as directory:
+        os.environ[MULTIPROC_ENV] = directory
+        try:
+            yield
+        finally:
+            del os.environ[MULTIPROC_ENV]
+
+
+def log_config(*, access_log: bool = True) -> dict[str, Any]:
     """uvicorn's logging, plus harmwatch's own loggers in the same format (an error with its
-    request id, an unreachable database, the text-analytics circuit opening)."""
+    request id, an unreachable database, the text-analytics circuit opening), and the
+    request log: bare JSON lines on stdout (``api.access``), or nothing with
+    ``--no-access-log``."""
     from uvicorn.config import LOGGING_CONFIG
 
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     for name in ("api", "engine", "store"):
         config["loggers"][name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    config["formatters"]["json_lines"] = {"format": "%(message)s"}
+    config["handlers"]["requests"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "json_lines",
+        "stream": "ext://sys.stdout",
+    }
+    config["loggers"]["api.access"] = {
+        "handlers": ["requests"],
+        "level": "INFO" if access_log else "WARNING",
+        "propagate": False,
+    }
     return config

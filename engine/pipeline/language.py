@@ -69,6 +69,9 @@ class LanguagePipeline:
         finder_parts: list[str] = []
         finder_groups: list[tuple[AnchorInfo, str]] = []
         set_entries: list[str] = []
+        # GLUE_LEAD: words a group word may run into ("cesX", "vermineX"); see mentions.
+        leads = compiler.macro("GLUE_LEAD", where) if "GLUE_LEAD" in pack.lexicon else None
+        lead = f"(?:{leads})?" if leads else ""
         for anchor in pack.anchors:
             info = AnchorInfo(
                 id=anchor.id,
@@ -83,14 +86,14 @@ class LanguagePipeline:
             finder_groups.append((info, "term"))
             # Presence only (the finder gives spans): no trailing boundary, so a
             # word run into the next one ("muslimvermin") counts as present too.
-            set_entries.append(f"(?:^|{NOT_WORD}){terms}")
+            set_entries.append(f"(?:^|{NOT_WORD}){lead}{terms}")
             if anchor.modifiers:
                 mods = compiler.terms(
                     anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}"
                 )
                 finder_parts.append(mods)
                 finder_groups.append((info, "modifier"))
-                set_entries.append(f"(?:^|{NOT_WORD}){mods}")
+                set_entries.append(f"(?:^|{NOT_WORD}){lead}{mods}")
         # Coded terms (English lexicon only): those that name a group anchor too.
         # Ambiguous forms are a second finder part and scan entry, behind their gate.
         self.coded: list[CodedInfo] = []
@@ -129,11 +132,14 @@ class LanguagePipeline:
                             self.coded_gates[anchor_id] = form_gate
                         finder_parts.append(body)
                         finder_groups.append((info, "coded"))
-        self.mentions = MentionFinder(finder_parts, finder_groups)
+        self.mentions = MentionFinder(finder_parts, finder_groups, leads)
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
+        glued = compiler.macro("GLUE_DET", where) if "GLUE_DET" in pack.lexicon else None
         references = compiler.terms(pack.references, typo=False, where=f"{where} references")
-        compiler.bind_slots(SlotSource(references=references, determiners=determiners, tail=tail))
+        compiler.bind_slots(
+            SlotSource(references=references, determiners=determiners, tail=tail, glued=glued)
+        )
         # Patterns, in row order then declaration order. Each is dispatched by a
         # required component (deduplicated Set entries shared by patterns); a
         # pattern is a candidate when its component was seen, so benign texts,

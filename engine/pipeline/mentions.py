@@ -111,14 +111,23 @@ def _word_follows(padded: bytes, end: int) -> bool:
 class MentionFinder:
     """Finds the group mentions of one language; shared by threads."""
 
-    def __init__(self, parts: Sequence[str], groups: Sequence[tuple[AnchorInfo, str]]) -> None:
+    def __init__(
+        self,
+        parts: Sequence[str],
+        groups: Sequence[tuple[AnchorInfo, str]],
+        leads: str | None = None,
+    ) -> None:
         alternatives = "|".join(parts) or NEVER
+        # A pack's GLUE_LEAD words may run into a group word that follows them
+        # ("cesmusulmans", "verminejuive"): the mention starts after the lead.
+        lead = f"(?:{leads})?" if leads else ""
         longest = re2x.options(longest=True, never_capture=True)
-        self._finder = re2x.Regex(f"{NOT_WORD}(?:{alternatives}){NOT_WORD}", longest)
+        self._finder = re2x.Regex(f"{NOT_WORD}{lead}(?:{alternatives}){NOT_WORD}", longest)
         # Without the trailing boundary: also finds a group word run into the
         # next word ("muslimvermin"), to mark the skeleton for full patterns.
-        self._glued = re2x.Regex(f"{NOT_WORD}(?:{alternatives})", longest)
+        self._glued = re2x.Regex(f"{NOT_WORD}{lead}(?:{alternatives})", longest)
         self._identify_match = re2x.full_match_set(parts or [NEVER])
+        self._lead = re2x.full_match_set([leads]) if leads else None
         self._identified: dict[bytes, int] = {}
         self._finder_groups = list(groups)
 
@@ -166,7 +175,13 @@ class MentionFinder:
             stop = _last_char_start(data, end) if trail else end
             b_start, b_end = start + _width(data[start]) - 1, stop - 1
             group = identify(subject.data[b_start:b_end])
+            led = False
+            if group < 0 and self._lead is not None:
+                b_start, group = self._after_lead(subject.data, b_start, b_end)
+                led = group >= 0
             if glued and not _boundary_at(data, end):
+                if led:  # run into words on both sides: too loose to be a name
+                    group = -1
                 bounded = False
                 # A short name run into a longer word is far more often the start of
                 # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
@@ -181,6 +196,21 @@ class MentionFinder:
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
             position = stop if stop > position else position + 1
         return out, (out if glued and bounded else None)
+
+    def _after_lead(self, data: bytes, b_start: int, b_end: int) -> tuple[int, int]:
+        """Where a group word run into a leading GLUE_LEAD word starts, and its group.
+
+        Only reached when the found piece is not a group word by itself, which is
+        rare; the piece is a few dozen bytes, so trying each split is cheap. The
+        shortest lead that leaves a whole group word wins.
+        """
+        assert self._lead is not None
+        for split in range(b_start + 1, b_end):
+            if self._lead(data[b_start:split]):
+                group = self._identify(data[split:b_end])
+                if group >= 0:
+                    return split, group
+        return b_start, -1
 
     def _identify(self, piece: bytes) -> int:
         """Which anchor and kind a found mention is: the first finder group it fully

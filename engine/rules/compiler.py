@@ -67,6 +67,9 @@ class SlotSource:
     references: str  # alternation of pronouns / demonstratives
     determiners: str | None
     tail: str | None
+    # GLUE_DET: determiners that may run into the word before them ("tuerces X")
+    # or into the group word after them ("cesX"); None where the pack has none.
+    glued: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +379,15 @@ class PatternCompiler:
                     step = escape_length(source, i)
                     out.append(source[i : i + step])
                     i += step
+                elif (
+                    source.startswith("\\s+{T}", i)
+                    and allow_slots
+                    and not dispatch
+                    and self._slots is not None
+                    and self._slots.glued
+                ):
+                    out.append(self._slot("T", dispatch, spaced=True))
+                    i += len("\\s+{T}")
                 elif source[i + 1] == "b" or source[i + 1] == "B":
                     raise PatternError(
                         f"{where}: \\b is ASCII-only in RE2; word boundaries are added for you"
@@ -465,7 +477,15 @@ class PatternCompiler:
         result = "".join(out)
         return result
 
-    def _slot(self, kind: str, dispatch: bool) -> str:
+    def _slot(self, kind: str, dispatch: bool, *, spaced: bool = False) -> str:
+        """The target slot's RE2 source.
+
+        With GLUE_DET in the pack, the last determiner may run into the group word
+        ("cet" + mark, where the mention finder split "cethomo"), and ``spaced``
+        (the pattern wrote ``\\s+{T}``) also accepts a GLUE_DET run into the word
+        before the slot ("poignarderces X"), but only before a group mark, never
+        before a pronoun, which could be the end of an unrelated word.
+        """
         if dispatch:
             return r"(?s:.*?)"
         if self._slots is None:
@@ -475,7 +495,14 @@ class PatternCompiler:
             return f"(?P<t>[{_MARKS_RE[GROUP_MARK]}{_MARKS_RE[MODIFIER_MARK]}])"
         det = f"(?:{s.determiners}\\s+)*" if s.determiners else ""
         tail = f"(?:\\s*{s.tail})?" if s.tail else ""
-        return f"(?P<t>{det}(?:{_MARKS_RE[GROUP_MARK]}|{s.references}){tail})"
+        mark = _MARKS_RE[GROUP_MARK]
+        if not s.glued:
+            return f"(?P<t>{det}(?:{mark}|{s.references}){tail})"
+        body = f"{det}(?:(?:{s.glued})?{mark}|{s.references}){tail}"
+        if not spaced:
+            return f"(?P<t>{body})"
+        glued = f"(?:{s.glued})\\s*{det}(?:{s.glued})?{mark}{tail}"
+        return f"(?P<t>\\s+{body}|{glued})"
 
     def _token(self, inner: str, where: str) -> str:
         """A lexicon macro, a word class or a frame, expanded."""

@@ -438,7 +438,10 @@ async def test_escape_cancels_a_long_verify(
     real_verify = StoreService.verify
 
     def gated_verify(
-        self: StoreService, source_id: str, progress: Callable[[int, int], None] | None = None
+        self: StoreService,
+        source_id: str,
+        progress: Callable[[int, int], None] | None = None,
+        **options: Any,
     ) -> VerifyResult:
         assert progress is not None
 
@@ -448,7 +451,7 @@ async def test_escape_cancels_a_long_verify(
                 assert pressed.wait(10)
             progress(checked, total)
 
-        return real_verify(self, source_id, progress=gate)
+        return real_verify(self, source_id, progress=gate, **options)
 
     monkeypatch.setattr(StoreService, "verify", gated_verify)
     seen: list[object] = []
@@ -485,7 +488,10 @@ async def test_app_cancel_jobs_cancels_a_verify(
     real_verify = StoreService.verify
 
     def gated_verify(
-        self: StoreService, source_id: str, progress: Callable[[int, int], None] | None = None
+        self: StoreService,
+        source_id: str,
+        progress: Callable[[int, int], None] | None = None,
+        **options: Any,
     ) -> VerifyResult:
         assert progress is not None
 
@@ -493,7 +499,7 @@ async def test_app_cancel_jobs_cancels_a_verify(
             assert pressed.wait(10)
             progress(checked, total)
 
-        return real_verify(self, source_id, progress=gate)
+        return real_verify(self, source_id, progress=gate, **options)
 
     monkeypatch.setattr(StoreService, "verify", gated_verify)
     seen: list[object] = []

@@ -182,6 +182,15 @@ class ChainVerified(Message):
     records: list[Observation]
 
 
+@dataclass
+class CheckpointIssued(Message):
+    """A signed checkpoint of ``source_id``'s head at ``seq`` was written to ``path``."""
+
+    source_id: str
+    seq: int
+    path: str
+
+
 # -- benchmark --------------------------------------------------------------------------
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from engine import Classification, Classifier, Settings
     from engine.benchmark import Regression, Suite
     from store import Observation, SourceProfile, Store, TrackingRules, VerifyResult
+    from store.trust import Trust
 
 ClassifyItem = tuple[str, str | None, str | None]
 """``(text, context, language)``, as ``Classifier.classify_many`` takes them."""
@@ -175,6 +176,7 @@ class StoreService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._store: Store | None = None
+        self._trust: Trust | None = None
         self._lock = threading.Lock()
 
     @property
@@ -194,10 +196,22 @@ class StoreService:
         """
         with self._lock:
             if self._store is None:
-                from store import open_store
+                from store import StoreError, open_store
+                from store.trust import Trust
 
+                try:  # parsed here, in the warm-up worker: cryptography loads after the frame
+                    self._trust = Trust.from_settings(self.settings)
+                except ValueError as exc:
+                    raise StoreError(str(exc)) from None
                 self._store = open_store(self.settings)
             return self._store.url
+
+    @property
+    def trust(self) -> Trust:
+        """The signing key and checkpoint archive (known once the store is open)."""
+        if self._trust is None:
+            raise RuntimeError("the store is not open")
+        return self._trust
 
     def close(self) -> None:
         with self._lock:
@@ -295,13 +309,50 @@ class StoreService:
             yield from severity_series(source_id, session=session)
 
     def verify(
-        self, source_id: str, progress: Callable[[int, int], None] | None = None
+        self,
+        source_id: str,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        rules: TrackingRules | None = None,
+        checkpoint_file: Path | None = None,
     ) -> VerifyResult:
-        """Walk the chain; ``progress`` may raise to cancel (the cursor is closed)."""
-        from store import verify_source
+        """Walk the chain; ``progress`` may raise to cancel (the cursor is closed).
 
+        As ``track verify``: signatures with the configured key, every profile field
+        (with ``rules``), and the checkpoints of ``checkpoint_file`` or else the latest
+        saved one. A checkpoint that cannot be used raises ``CheckpointError``.
+        """
+        from store import verify_source
+        from store.checkpoints import read_file
+
+        trust = self.trust
+        keys = trust.keys()
+        given = read_file(checkpoint_file) if checkpoint_file is not None else None
+        checkpoints = trust.checkpoints_for(source_id, keys, given, origin=str(checkpoint_file))
         with self.store.transaction() as session:
-            return verify_source(source_id, session=session, progress=progress)
+            return verify_source(
+                source_id,
+                session=session,
+                progress=progress,
+                rules=rules,
+                keys=keys,
+                checkpoints=checkpoints,
+            )
+
+    def issue_checkpoint(self, source_id: str, output: Path | None = None) -> tuple[int, Path]:
+        """Sign a checkpoint of the source's head into ``output`` or the archive; (seq, path)."""
+        from store import get_profile
+        from store.checkpoints import CheckpointError, write_file
+
+        trust = self.trust
+        with self.store.transaction() as session:
+            checkpoint = trust.issue(get_profile(source_id, session=session))
+        if output is not None:
+            write_file(output, [checkpoint])
+            return checkpoint.seq, output
+        if trust.archive is None:
+            raise CheckpointError("no HARMWATCH_CHECKPOINT_DIR: choose a file")
+        return checkpoint.seq, trust.archive.save(checkpoint)
 
     def observe(
         self, source_id: str, text: str, result: Classification, rules: TrackingRules
@@ -310,14 +361,17 @@ class StoreService:
         from store import append
 
         with self.store.transaction(write=True) as session:
-            return append(
+            appended = append(
                 source_id,
                 result,
                 text=text,
                 store_text=self.settings.store_text,
                 rules=rules,
                 session=session,
+                signer=self.trust.signer,
             )
+        self.trust.after_commit([appended[0]])
+        return appended
 
     def observe_many(
         self, items: Sequence[tuple[str, str, Classification]], rules: TrackingRules
@@ -331,21 +385,24 @@ class StoreService:
         from store import InvalidSourceId, InvalidTextError, append
 
         outcomes: list[str | None] = []
+        trust = self.trust
         with self.store.writer() as writer:
             for source_id, text, result in items:
                 try:
                     with writer.transaction() as conn:
-                        append(
+                        observation, _ = append(
                             source_id,
                             result,
                             text=text,
                             store_text=self.settings.store_text,
                             rules=rules,
                             session=conn,
+                            signer=trust.signer,
                         )
                 except (InvalidSourceId, InvalidTextError) as exc:
                     outcomes.append(str(exc))
                 else:
+                    trust.after_commit([observation])
                     outcomes.append(None)
         return outcomes
 

@@ -170,15 +170,21 @@ class ExportDialog(WorkbenchModal):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Close")]
 
-    def __init__(self, suggested: str, count: int) -> None:
+    def __init__(
+        self, suggested: str, count: int, *, title: str | None = None, verb: str = "Write"
+    ) -> None:
         super().__init__()
         self.suggested = suggested
         self.count = count
+        # Also asks for a checkpoint file on the Source screen, with its own title and verb.
+        self.title_text = title
+        self.verb = verb
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog"):
             yield Static(
-                f"Write {self.count:,} results as JSONL (the classify --output format)",
+                self.title_text
+                or f"Write {self.count:,} results as JSONL (the classify --output format)",
                 id="export-title",
             )
             field = Input(self.suggested, suggester=PathSuggester(), id="export-path", compact=True)
@@ -186,7 +192,7 @@ class ExportDialog(WorkbenchModal):
             yield field
             yield Label("", id="export-error", classes="error-message")
             with Horizontal(id="export-buttons"):
-                yield Button("Write", variant="primary", id="export-ok", compact=True)
+                yield Button(self.verb, variant="primary", id="export-ok", compact=True)
                 yield Button("Cancel", id="export-cancel", compact=True)
 
     def on_mount(self) -> None:

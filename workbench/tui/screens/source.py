@@ -20,8 +20,9 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
-from workbench.tui.messages import JobFailed, ProfileLoaded, TimelineBinned
+from workbench.tui.messages import CheckpointIssued, JobFailed, ProfileLoaded, TimelineBinned
 from workbench.tui.screens.base import WorkbenchScreen
+from workbench.tui.screens.open_file import ExportDialog
 from workbench.tui.screens.verify import VerifyScreen
 from workbench.tui.timeline import TimelineBinner, short_time
 from workbench.tui.widgets.paged_table import Cell, Column, PagedTable
@@ -29,6 +30,8 @@ from workbench.tui.widgets.profile_card import ProfileCard, severity_style
 from workbench.tui.widgets.severity_timeline import SeverityTimeline
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from store import Observation, SourceProfile
     from workbench.tui.services import StoreService
 
@@ -90,6 +93,8 @@ class SourceScreen(WorkbenchScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v", "verify", "Verify"),
+        Binding("c", "checkpoint", "Checkpoint"),
+        Binding("V", "verify_against", "Verify vs file"),
         Binding("ctrl+r", "refresh", "Refresh"),
         Binding("escape", "back", "Back"),
     ]
@@ -171,6 +176,8 @@ class SourceScreen(WorkbenchScreen):
             table.set_source(None, 0)
         elif message.job == "timeline":
             self.query_one(SeverityTimeline).show_failure(message.reason)
+        elif message.job == "checkpoint":
+            self.notify(message.reason, title="Checkpoint", severity="error", timeout=8)
 
     @on(PagedTable.PageFailed)
     def _page_failed(self, message: PagedTable.PageFailed) -> None:
@@ -248,6 +255,65 @@ class SourceScreen(WorkbenchScreen):
         total = self.profile.observation_count if self.profile is not None else None
         self.app.push_screen(VerifyScreen(self.source_id, total))
 
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def action_checkpoint(self) -> None:
+        """Sign a checkpoint of the head: into HARMWATCH_CHECKPOINT_DIR, else a chosen file."""
+        if self.workbench.store_status != "open" or self.profile is None:
+            return
+        trust = self.services.store.trust
+        if trust.signer is None:
+            self.notify(
+                "checkpoints need HARMWATCH_SIGNING_KEY (harmwatch keys generate makes one)",
+                title="Checkpoint",
+                severity="error",
+            )
+            return
+        if trust.archive is not None:
+            self._issue(self.source_id, None)
+            return
+        count = self.profile.observation_count
+        suggested = f"checkpoint-{_file_safe(self.source_id)}-{count}.json"
+        dialog = ExportDialog(suggested, 1, title="Write a signed checkpoint of this source's head")
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._issue(self.source_id, path)
+
+        self.app.push_screen(dialog, chosen)
+
+    @work(thread=True, exclusive=True, group="checkpoint", exit_on_error=False)
+    def _issue(self, source_id: str, output: Path | None) -> None:
+        from store import StoreError
+
+        try:
+            seq, path = self.services.store.issue_checkpoint(source_id, output)
+        except (StoreError, ValueError) as exc:
+            self.post_message(JobFailed("checkpoint", _first_line(exc)))
+            return
+        except OSError as exc:
+            self.post_message(JobFailed("checkpoint", f"{exc.filename}: {exc.strerror}"))
+            return
+        self.post_message(CheckpointIssued(source_id, seq, str(path)))
+
+    @on(CheckpointIssued)
+    def _issued(self, message: CheckpointIssued) -> None:
+        message.stop()
+        self.notify(f"seq {message.seq} signed into {message.path}", title="Checkpoint", timeout=8)
+
+    def action_verify_against(self) -> None:
+        """Verify against a checkpoint file the analyst chooses (``v`` uses the latest saved)."""
+        if self.workbench.store_status != "open":
+            return
+        total = self.profile.observation_count if self.profile is not None else None
+        dialog = ExportDialog("", 1, title="Verify against the checkpoints in file", verb="Verify")
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.app.push_screen(VerifyScreen(self.source_id, total, checkpoint_file=path))
+
+        self.app.push_screen(dialog, chosen)
+
     def action_refresh(self) -> None:
         if self.workbench.store_status == "open":
             self._load_profile(self.source_id)
@@ -266,6 +332,11 @@ class SourceScreen(WorkbenchScreen):
         for worker in running:
             worker.cancel()
         return bool(running)
+
+
+def _file_safe(source_id: str) -> str:
+    """A source id as part of a suggested file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in source_id)[:60]
 
 
 def _first_line(exc: BaseException) -> str:

@@ -27,6 +27,8 @@ from workbench.tui.screens.base import WorkbenchModal
 from workbench.tui.widgets.job_progress import JobProgress
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from store import Observation, VerifyResult
 
 PROGRESS_INTERVAL = 0.1
@@ -44,10 +46,14 @@ class VerifyScreen(WorkbenchModal):
         Binding("escape", "cancel_or_close", "Cancel / close"),
     ]
 
-    def __init__(self, source_id: str, total: int | None = None) -> None:
+    def __init__(
+        self, source_id: str, total: int | None = None, checkpoint_file: Path | None = None
+    ) -> None:
         super().__init__()
         self.source_id = source_id
         self.expected = total
+        # None: the latest checkpoint saved in HARMWATCH_CHECKPOINT_DIR, if any (as track verify).
+        self.checkpoint_file = checkpoint_file
         self.result: VerifyResult | None = None
         self.records: list[Observation] = []
         self.cancelled = False
@@ -55,7 +61,10 @@ class VerifyScreen(WorkbenchModal):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="verify-dialog"):
-            yield Label(f"Verify chain · {self.source_id}", id="verify-title")
+            title = f"Verify chain · {self.source_id}"
+            if self.checkpoint_file is not None:
+                title += f" · against {self.checkpoint_file.name}"
+            yield Label(title, id="verify-title")
             yield JobProgress(monotonic=self.services.clock.monotonic, unit="records")
             yield Static("", id="verify-outcome")
             with Horizontal(id="verify-records"):
@@ -94,7 +103,11 @@ class VerifyScreen(WorkbenchModal):
                 self.post_message(ChainVerifyProgressed(checked, total))
 
         try:
-            result = store.verify(source_id, progress=progress)
+            # The rules recompute the profile's derived fields (loads the taxonomy if need be).
+            rules = self.services.engine.tracking_rules()
+            result = store.verify(
+                source_id, progress=progress, rules=rules, checkpoint_file=self.checkpoint_file
+            )
             records: list[Observation] = []
             broken = result.first_broken_seq
             if not result.intact and broken is not None:
@@ -102,8 +115,11 @@ class VerifyScreen(WorkbenchModal):
         except _Cancelled:
             self.post_message(JobCancelled("verify"))
             return
-        except StoreError as exc:
+        except (StoreError, ValueError) as exc:  # ValueError: a checkpoint that cannot be used
             self.post_message(JobFailed("verify", _first_line(exc)))
+            return
+        except OSError as exc:
+            self.post_message(JobFailed("verify", f"{exc.filename}: {exc.strerror}"))
             return
         self.post_message(ChainVerified(result, records))
 

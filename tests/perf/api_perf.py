@@ -63,6 +63,17 @@ uvicorn.run(sys.argv[1], factory=True, host="127.0.0.1", port=int(sys.argv[2]),
 """
 
 
+def app_without_lane() -> Any:
+    """harmwatch's app with the classify fast lane switched off: every request through the
+    FastAPI routes (the lane's gain is the classify figure over this one's)."""
+    from api.app import HarmwatchAPI, create_app_from_env
+
+    app = create_app_from_env()
+    assert isinstance(app, HarmwatchAPI)
+    app.lane = None
+    return app
+
+
 def bare_app() -> Any:
     """The baseline: one FastAPI route returning a constant JSON body (size from the env)."""
     from fastapi import FastAPI
@@ -353,15 +364,18 @@ def api_section() -> dict[str, Any]:
     harmwatch = str(Path(sys.executable).with_name("harmwatch"))
     with tempfile.TemporaryDirectory() as tmp:
         db = f"sqlite:///{tmp}/perf.sqlite3"
-        bare_port, api_port = _free_port(), _free_port()
+        bare_port, api_port, routes_port = _free_port(), _free_port(), _free_port()
         bare_env = _env(**{BARE_BYTES_ENV: str(response_bytes)})
         bare_argv = [sys.executable, "-c", _SERVE, "tests.perf.api_perf:bare_app", str(bare_port)]
         api_argv = [harmwatch, "serve", "--port", str(api_port), "--no-access-log"]
+        routes_app = "tests.perf.api_perf:app_without_lane"
+        routes_argv = [sys.executable, "-c", _SERVE, routes_app, str(routes_port)]
         with (
             _server(bare_argv, bare_env, bare_port) as bare,
             _server(api_argv, _env(TRACKING_DB_URL=db), api_port) as api,
+            _server(routes_argv, _env(TRACKING_DB_URL=db), routes_port) as routes,
         ):
-            classify = _classify_figures(bare, api, bodies)
+            classify = _classify_figures(bare, api, bodies, routes)
             batch = _batch_figures(api, texts)
             observe = _observe_figures(api, bodies)
     return {
@@ -377,7 +391,9 @@ def api_section() -> dict[str, Any]:
     }
 
 
-def _classify_figures(bare: str, api: str, bodies: list[bytes]) -> dict[str, Any]:
+def _classify_figures(bare: str, api: str, bodies: list[bytes], routes: str) -> dict[str, Any]:
+    """The lane's server against a bare route, and against the same app without the lane
+    (``routes``): both pass every request through the same middleware (api.edge)."""
     load(bare, ["/bare"], bodies, CONNECTIONS, WARMUP_S)
     # Each language compiles with its first text; one text in each first, so that no
     # run measures a compilation.
@@ -385,23 +401,31 @@ def _classify_figures(bare: str, api: str, bodies: list[bytes]) -> dict[str, Any
 
     from engine.languages import LANGUAGES
 
-    for language in LANGUAGES:
-        httpx.post(api + "/classify/", json={"text": "warm", "language": language}, timeout=60)
-    load(api, ["/classify/"], bodies, CONNECTIONS, WARMUP_S)
-    bare_runs, api_runs = [], []
+    for server in (api, routes):
+        for language in LANGUAGES:
+            httpx.post(
+                server + "/classify/", json={"text": "warm", "language": language}, timeout=60
+            )
+        load(server, ["/classify/"], bodies, CONNECTIONS, WARMUP_S)
+    bare_runs, api_runs, routes_runs = [], [], []
     for _ in range(ROUNDS):
         bare_runs.append(load(bare, ["/bare"], bodies, CONNECTIONS, RUN_S))
         api_runs.append(load(api, ["/classify/"], bodies, CONNECTIONS, RUN_S))
+        routes_runs.append(load(routes, ["/classify/"], bodies, CONNECTIONS, RUN_S))
     bare_load, api_load = _combined(bare_runs), _combined(api_runs)
+    routes_load = _combined(routes_runs)
     single = load(api, ["/classify/"], bodies, 1, RUN_S / 2)
     return {
         "connections": CONNECTIONS,
         "bare": bare_load.summary(),
         "classify": api_load.summary(),
         "ratio": round(api_load.rate / bare_load.rate, 3) if bare_load.rate else None,
+        "without_lane": routes_load.summary(),
+        "lane_gain": round(api_load.rate / routes_load.rate, 3) if routes_load.rate else None,
         "rounds": {
             "bare_requests_per_s": [round(run.rate, 1) for run in bare_runs],
             "classify_requests_per_s": [round(run.rate, 1) for run in api_runs],
+            "without_lane_requests_per_s": [round(run.rate, 1) for run in routes_runs],
         },
         "single_connection": single.summary(),
     }

@@ -14,6 +14,9 @@ import hashlib
 import hmac
 import io
 import json
+import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -577,3 +580,77 @@ def test_an_exported_chain_verifies_with_the_public_key_alone(
     broken_at(
         verify_jsonl(io.BytesIO(cut), keys=keys, checkpoints=[checkpoint]), 7, "attests seq 8"
     )
+
+
+# -- the docs' verifier with signatures ------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "tracking.md"
+
+
+def signed_snippet() -> str:
+    text = DOCS.read_text(encoding="utf-8")
+    match = re.search(r"<!-- verify-signed-snippet -->\n```python\n(.*?)```", text, re.S)
+    assert match, "docs/tracking.md lost its signed verify snippet"
+    return match.group(1)
+
+
+def run_signed_snippet(
+    tmp_path: Path, chain: bytes, *extra: Path
+) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "verify_signed.py"
+    script.write_text(signed_snippet(), encoding="utf-8")
+    (tmp_path / "chain.jsonl").write_bytes(chain)
+    return subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "chain.jsonl"), *map(str, extra)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_docs_signed_snippet_checks_signatures_and_checkpoints(
+    store: Store, rules: TrackingRules, ed25519: tuple[bytes, SigningKey], tmp_path: Path
+) -> None:
+    key = ed25519[1]
+    observe(store, rules, SEVERITIES, signer=key)
+    buffer = io.BytesIO()
+    with store.transaction() as session:
+        export_chain(SOURCE, buffer, session=session)
+        checkpoint = Trust(key).issue(get_profile(SOURCE, session=session))
+    public = tmp_path / "signing.pub"
+    public.write_text(key.public_pem() or "")
+    saved = tmp_path / "checkpoint.json"
+    saved.write_text(json.dumps(checkpoint.to_dict()))
+    chain = buffer.getvalue()
+    done = run_signed_snippet(tmp_path, chain, public, saved)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"intact: 8 records, head {checkpoint.head_hash}"
+    # A record re-hashed without the key (severity lowered): its signature no longer holds.
+    lines = [json.loads(line) for line in chain.splitlines()]
+    lines[4]["severity"] = 0
+    lines[4]["record_hash"] = record_hash(
+        **{
+            k: lines[4][k]
+            for k in (
+                "source_id",
+                "seq",
+                "observed_at",
+                "content_hash",
+                "harm_mechanism",
+                "severity",
+                "taxonomy_version",
+                "prev_hash",
+            )
+        }
+    )
+    forged = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    done = run_signed_snippet(tmp_path, forged, public)
+    assert (done.returncode, done.stderr.strip()) == (1, "bad signature at seq 5")
+    cut = b"".join(chain.splitlines(keepends=True)[:6])
+    assert run_signed_snippet(tmp_path, cut, public).returncode == 0
+    done = run_signed_snippet(tmp_path, cut, public, saved)
+    assert (done.returncode, done.stderr.strip()) == (1, "cut short: the checkpoint attests seq 8")
+    saved.write_text(json.dumps({**checkpoint.to_dict(), "seq": 6}))
+    done = run_signed_snippet(tmp_path, cut, public, saved)
+    assert (done.returncode, done.stderr.strip()) == (1, "the checkpoint is not signed by this key")

@@ -57,10 +57,35 @@ def build_openapi(app: FastAPI, services: Services) -> dict[str, Any]:
     _text_limits(schema["components"]["schemas"], services.max_text_chars)
     _risk_levels(schema["paths"], list(services.rules.risk_levels))
     _suite_names(schema["components"]["schemas"], services)
+    _links(schema["paths"])
     if services.settings.api_key is not None:
         _require_key(schema)
     app.openapi_schema = schema
     return schema
+
+
+OBSERVE = "/tracking/{source_id}/observe"
+
+
+def _links(paths: dict[str, Any]) -> None:
+    """OpenAPI links from an observe's 201 to every operation on that source: a client (or
+    schemathesis in stateful mode) learns that ``observation.source_id`` names the source
+    the profile, verify and checkpoint routes take."""
+    created = paths.get(OBSERVE, {}).get("post", {}).get("responses", {}).get("201")
+    if created is None:
+        return
+    links: dict[str, Any] = {}
+    for path, operations in paths.items():
+        if not path.startswith("/tracking/{source_id}"):
+            continue
+        for method, operation in operations.items():
+            if method in ("delete", "parameters") or "operationId" not in operation:
+                continue
+            links[operation["operationId"].split("_tracking_", 1)[0]] = {
+                "operationId": operation["operationId"],
+                "parameters": {"source_id": "$response.body#/observation/source_id"},
+            }
+    created["links"] = links
 
 
 def _add_models(components: dict[str, Any], models: tuple[type[BaseModel], ...]) -> None:

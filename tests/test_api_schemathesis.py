@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -24,6 +25,7 @@ from tests.test_api_e2e import API_KEY, SIGNING_KEY, Server, running_server, ser
 pytestmark = pytest.mark.slow
 
 MAX_EXAMPLES = 12
+STATEFUL_EXAMPLES = 25
 
 
 @pytest.fixture(scope="module")
@@ -66,4 +68,34 @@ def test_every_response_matches_the_schema(case: schemathesis.Case, live_server:
         headers={"X-API-Key": API_KEY},
         excluded_checks=NOT_ALWAYS_ACCEPTED.get(case.operation.path, []),
         timeout=30,
+    )
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_stateful_runs_follow_the_links(api_schema: OpenApiSchema) -> None:
+    """Schemathesis in stateful mode: sequences of calls that follow the schema's links (an
+    observe's ``observation.source_id`` into the profile, verify and checkpoint routes), with
+    every check on every response."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    machine = api_schema.as_state_machine()
+
+    class KeyedMachine(machine):  # type: ignore[misc, valid-type]
+        def get_call_kwargs(self, case: schemathesis.Case) -> dict[str, object]:
+            return {"headers": {"X-API-Key": API_KEY}, "timeout": 30}
+
+        def validate_response(self, response: Any, case: schemathesis.Case, **_: Any) -> None:
+            case.validate_response(
+                response, excluded_checks=NOT_ALWAYS_ACCEPTED.get(case.operation.path, [])
+            )
+
+    run_state_machine_as_test(
+        KeyedMachine,
+        settings=settings(
+            max_examples=STATEFUL_EXAMPLES,
+            stateful_step_count=6,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        ),
     )

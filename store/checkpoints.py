@@ -39,6 +39,8 @@ LEGACY_ALGORITHM = "hmac-sha256"
 MAX_CHECKPOINT_FILE_BYTES = 64 * 1024 * 1024
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX = re.compile(r"(?:[0-9a-f]{2})+")
+_KEY_ID = re.compile(r"[0-9a-f]{16}")
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SEQ_FILE = re.compile(r"(\d{1,19})\.json")
 
@@ -134,6 +136,21 @@ def parse(value: object) -> Checkpoint:
     for name in ("source_id", "head_hash", "issued_at", "key_id", "signature"):
         if type(value[name]) is not str:
             raise CheckpointError(f"checkpoint field {name} must be a string", field=name)
+    for name in ("source_id", "issued_at", "key_id"):
+        try:
+            value[name].encode("utf-8")
+        except UnicodeEncodeError:
+            raise CheckpointError(
+                f"checkpoint field {name} holds a lone surrogate", field=name
+            ) from None
+    if not _TIMESTAMP.fullmatch(value["issued_at"]):
+        raise CheckpointError(
+            "checkpoint field issued_at must be YYYY-MM-DDTHH:MM:SS.ffffffZ", field="issued_at"
+        )
+    if not _KEY_ID.fullmatch(value["key_id"]):
+        raise CheckpointError(
+            "checkpoint field key_id must be 16 lowercase hex digits", field="key_id"
+        )
     seq = value["seq"]
     if type(seq) is not int or seq < 1:
         raise CheckpointError("checkpoint field seq must be an integer of 1 or more", field="seq")

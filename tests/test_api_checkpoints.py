@@ -178,6 +178,7 @@ def _detail(response: Any) -> list[dict[str, Any]]:
         ({"head_hash": "nothex"}, "head_hash", "64 lowercase hex"),
         ({"extra": 1}, "extra", "unknown checkpoint field"),
         ({"algorithm": "rsa"}, "algorithm", "must be one of"),
+        ({"issued_at": "\ud800"}, "issued_at", "lone surrogate"),
     ],
 )
 def test_a_bad_checkpoint_is_a_422_naming_the_field(
@@ -186,8 +187,11 @@ def test_a_bad_checkpoint_is_a_422_naming_the_field(
     with serve(classifier, db_url, signing_key=HMAC_SECRET) as client:
         observe_all(client)
         checkpoint = client.get(f"/tracking/{SOURCE}/checkpoint").json()
+        # Sent as ASCII JSON, so a lone surrogate travels as its \\u escape.
         response = client.post(
-            f"/tracking/{SOURCE}/verify", json={"checkpoint": {**checkpoint, **change}}
+            f"/tracking/{SOURCE}/verify",
+            content=json.dumps({"checkpoint": {**checkpoint, **change}}),
+            headers={"Content-Type": "application/json"},
         )
         (error,) = _detail(response)
         assert error["loc"] == ["body", "checkpoint", field]

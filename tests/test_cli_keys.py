@@ -331,3 +331,24 @@ def test_checkpoints_are_saved_every_n_and_verify_checks_the_latest(
     report = json.loads(fails(["track", "verify", "acct:1", "--json"], settings, 1).stdout)
     assert report["first_broken_seq"] == 4 and "checkpoint of seq 4" in report["reason"]
     assert os.access(source_folder / "000000000004.json", os.R_OK)
+
+
+def test_verify_all_reports_a_source_deleted_whole_by_its_saved_checkpoint(
+    key_file: Path, db_url: str, tmp_path: Path
+) -> None:
+    settings = signed_settings(
+        db_url, key_file.read_text(), checkpoint_dir=tmp_path / "cps", checkpoint_every=2
+    )
+    observe_all(settings)
+    observe_all(settings, "acct:2")
+    ok(["track", "verify", "--all"], settings)
+    store = opened(settings)
+    try:
+        sql(store, "DELETE FROM observations WHERE source_id = 'acct:2'")
+        sql(store, "DELETE FROM source_profiles WHERE source_id = 'acct:2'")
+    finally:
+        store.dispose()
+    report = json.loads(fails(["track", "verify", "--all", "--json"], settings, 1).stdout)
+    assert (report["sources"], report["broken"]) == (2, 1)
+    (gone,) = [r for r in report["results"] if not r["intact"]]
+    assert gone["source_id"] == "acct:2" and "checkpoint of seq 4" in gone["reason"]

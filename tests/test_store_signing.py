@@ -470,6 +470,10 @@ def test_a_checkpoint_issued_before_the_algorithm_field_is_read_as_hmac() -> Non
         ({"algorithm": None}, "algorithm"),
         ({"extra": 1}, "extra"),
         ({"issued_at": 5}, "issued_at"),
+        ({"issued_at": "\ud800"}, "issued_at"),
+        ({"issued_at": "yesterday"}, "issued_at"),
+        ({"key_id": "XYZ"}, "key_id"),
+        ({"source_id": "\udfff"}, "source_id"),
     ],
 )
 def test_a_malformed_checkpoint_names_the_field(

@@ -135,8 +135,9 @@ def scan(
     need_target = lang.require_target and not context
     norm, data, hits = normalize_and_scan(lang.scanner, text, need_target=need_target)
     if lang.arabizi is not None:  # Latin-script Arabic: spelt in Arabic, scanned again
-        spelt = lang.arabizi.apply(norm, lang.vocabulary)
+        spelt = lang.arabizi.apply(norm, lang.known_spelling)
         if spelt is not norm:
+            lang = lang.spelt()
             norm, data = spelt, spelt.text.encode("utf-8", "surrogatepass")
             hits = lang.scanner.scan(data, need_target=need_target)
     if hits is NO_HITS or hits.empty:

@@ -209,16 +209,19 @@ class Transliterator:
         readings: list[_Reading] = []
         for prefix_len, prefix in self._prefix_readings(word):
             readings.extend(self._readings(word, prefix_len, prefix))
+        # Whole words first, then less an affix: most words are settled by the
+        # first pass, and each look-up is a pass over the vocabulary's DFA.
         for reading in readings:
-            if reading[0] and self._known(reading[0], vocabulary):
+            if reading[0] and vocabulary(reading[0]):
+                return reading, True
+        for reading in readings:
+            if reading[0] and self._inflected(reading[0], vocabulary):
                 return reading, True
         return readings[0], False
 
-    def _known(self, spelt: str, vocabulary: Vocabulary) -> bool:
-        """The spelling, or it less one inflectional prefix or suffix, is a word of
-        the pack (the plural "-ون" of a noun the pack writes in a phrase)."""
-        if vocabulary(spelt):
-            return True
+    def _inflected(self, spelt: str, vocabulary: Vocabulary) -> bool:
+        """The spelling less one inflectional prefix or suffix is a word of the pack
+        (the plural "-ون" of a noun the pack writes only inside a phrase)."""
         rules = self.rules
         for suffix in rules.suffixes:
             stem = spelt[: -len(suffix)]

@@ -53,7 +53,7 @@ def test_evidence(
     text: str, arabizi: bool, spelt: Transliterator, pipeline: LanguagePipeline
 ) -> None:
     norm = normalize(text)
-    assert (spelt.apply(norm, pipeline.vocabulary) is not norm) is arabizi
+    assert (spelt.apply(norm, pipeline.known_spelling) is not norm) is arabizi
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_evidence(
 def test_spelling(
     word: str, expected: str, spelt: Transliterator, pipeline: LanguagePipeline
 ) -> None:
-    text, pieces = spelt.spell(word, pipeline.vocabulary)
+    text, pieces = spelt.spell(word, pipeline.known_spelling)
     assert _plain(text, spelt) == expected
     assert len(pieces) == len(text)
     assert pieces[-1][1] == len(word)  # the last letter reaches the end of the word
@@ -80,7 +80,7 @@ def test_article_is_glued_and_spans_point_into_the_latin(
     spelt: Transliterator, pipeline: LanguagePipeline
 ) -> None:
     original = "Ya rab, EL akrad kilab!"
-    norm = spelt.apply(normalize(original), pipeline.vocabulary)
+    norm = spelt.apply(normalize(original), pipeline.known_spelling)
     assert _plain(norm.text, spelt) == "يا رب, الا[كق]را[دض] [كق]لب!"  # كلب: a word of the pack
     start = norm.text.index("ال")
     end = norm.text.index(" ", start + 3)  # the article and the noun: one word
@@ -120,7 +120,7 @@ def test_every_spelt_span_maps_inside_the_original(
 ) -> None:
     original = "ana 3ayez a2tol " + body  # evidence, unless the body dilutes it
     before = normalize(original)
-    norm = spelt.apply(before, pipeline.vocabulary)
+    norm = spelt.apply(before, pipeline.known_spelling)
     if norm is before:
         return
     assert norm.offsets is not None
@@ -148,4 +148,4 @@ def test_other_languages_are_never_spelt(text: str, classifier: Classifier) -> N
     assert ar.arabizi is not None
     norm = normalize(text)
     if not any("a" <= ch <= "z" for ch in norm.text):
-        assert ar.arabizi.apply(norm, ar.vocabulary) is norm
+        assert ar.arabizi.apply(norm, ar.known_spelling) is norm

@@ -8,8 +8,6 @@ per-text state lives in a ``Doc``.
 
 from __future__ import annotations
 
-import threading
-
 from engine.errors import PatternError, TaxonomyError
 from engine.pipeline.arabizi import PackVocabulary, literal_words, transliterator, widened
 from engine.pipeline.coded import CodedInfo
@@ -31,7 +29,7 @@ SECOND_PART_MIN_CHARS = 3
 class LanguagePipeline:
     """Everything needed to classify one language, compiled once and shared by threads."""
 
-    def __init__(self, taxonomy: LoadedTaxonomy, code: str, *, spelt: bool = False) -> None:
+    def __init__(self, taxonomy: LoadedTaxonomy, code: str) -> None:
         root = taxonomy.root
         pack = taxonomy.packs[code]
         self.code = code
@@ -39,17 +37,12 @@ class LanguagePipeline:
         self.windows = root.windows
         self.require_target = root.require_target_present
         where = str(taxonomy.path.parent / root.languages[code].file)
-        # Arabizi (ar): Latin words spelt in Arabic letters before the scan. The
-        # letters a spelling leaves open widen the patterns of a second pipeline
-        # (``spelt``), built at the first Arabizi text: widened classes would cost
-        # every Arabic-script text about a fifth of its matching time.
+        # Arabizi (ar): Latin words spelt in Arabic letters before the scan; the
+        # letters a spelling leaves open widen this language's patterns.
         self.arabizi = transliterator(pack.arabizi)
-        self._spelt: LanguagePipeline | None = None
-        self._spelt_lock = threading.Lock()
-        self.widened = spelt
         compiler = PatternCompiler(
             lexicon=pack.lexicon,
-            obfuscation=widened(root.obfuscation, self.arabizi if spelt else None),
+            obfuscation=widened(root.obfuscation, self.arabizi),
             filler_max_words=root.windows.filler_max_words,
             context=where,
             typo_exclude=pack.typo_exclude,
@@ -78,7 +71,6 @@ class LanguagePipeline:
         set_entries: list[str] = []
         # GLUE_LEAD: words a group word may run into ("cesX", "vermineX"); see mentions.
         leads = compiler.macro("GLUE_LEAD", where) if "GLUE_LEAD" in pack.lexicon else None
-        lead = f"(?:{leads})?" if leads else ""
         for anchor in pack.anchors:
             info = AnchorInfo(
                 id=anchor.id,
@@ -93,14 +85,18 @@ class LanguagePipeline:
             finder_groups.append((info, "term"))
             # Presence only (the finder gives spans): no trailing boundary, so a
             # word run into the next one ("muslimvermin") counts as present too.
-            set_entries.append(f"(?:^|{NOT_WORD}){lead}{terms}")
+            set_entries.append(f"(?:^|{NOT_WORD}){terms}")
             if anchor.modifiers:
                 mods = compiler.terms(
                     anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}"
                 )
                 finder_parts.append(mods)
                 finder_groups.append((info, "modifier"))
-                set_entries.append(f"(?:^|{NOT_WORD}){lead}{mods}")
+                set_entries.append(f"(?:^|{NOT_WORD}){mods}")
+        if leads:
+            # One presence entry for a group word run into a lead: a lead before each
+            # anchor's entry would copy the lead thirty times into the Set.
+            set_entries.append(f"(?:^|{NOT_WORD})(?:{leads})(?:{'|'.join(finder_parts)})")
         # Coded terms (English lexicon only): those that name a group anchor too.
         # Ambiguous forms are a second finder part and scan entry, behind their gate.
         self.coded: list[CodedInfo] = []
@@ -200,7 +196,7 @@ class LanguagePipeline:
                 *(compiler.macro(name, where) for name in pack.lexicon),
                 compiler.terms(literal_words(pack), typo=False, where=f"{where} arabizi"),
             ]
-            if self.widened
+            if self.arabizi is not None
             else ()
         )
         # Suppressors, and one presence scan over every cue finder they declare.
@@ -213,18 +209,3 @@ class LanguagePipeline:
             for finder in suppressor.finders:
                 finders.setdefault(id(finder), finder)
         self.cue_presence = CuePresence(list(finders.values()))
-
-    def spelt(self) -> LanguagePipeline:
-        """The pipeline for Arabizi texts: the same pack, its patterns widened by the
-        transliterator's letter classes (built once, at the first such text)."""
-        pipeline = self._spelt
-        if pipeline is None:
-            with self._spelt_lock:
-                if self._spelt is None:
-                    self._spelt = LanguagePipeline(self.taxonomy, self.code, spelt=True)
-                pipeline = self._spelt
-        return pipeline
-
-    def known_spelling(self, word: str) -> bool:
-        """Whether an Arabic spelling of a Latin word is a word of the pack."""
-        return self.spelt().vocabulary(word)

@@ -33,7 +33,7 @@ __all__ = [
 
 # The generator of each language and its version. Bumping a version makes every
 # committed forms file of that language stale until `make taxonomy-forms` runs.
-GENERATORS: dict[str, str] = {"fr": "fr-paradigms/1", "es": "es-paradigms/1"}
+GENERATORS: dict[str, str] = {"fr": "fr-paradigms/1", "es": "es-paradigms/2"}
 
 # Paradigm slots per part of speech. A pattern may restrict a class to some of
 # them ({W:KILL_V:inf,imp}); a slot that a part of speech does not have is an error.
@@ -45,6 +45,7 @@ _VERB_SLOTS = (
     "cond",  # conditional
     "subj",  # present subjunctive
     "past",  # simple past (passé simple / pretérito)
+    "psubj",  # past subjunctive (Spanish -ra / -se: "ojalá los mataran"); French has none
     "imp",  # imperative
     "ppr",  # present participle / gerund
     "pp",  # past participle, every gender and number

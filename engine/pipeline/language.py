@@ -8,6 +8,8 @@ per-text state lives in a ``Doc``.
 
 from __future__ import annotations
 
+import threading
+
 from engine.errors import PatternError, TaxonomyError
 from engine.pipeline.arabizi import PackVocabulary, literal_words, transliterator, widened
 from engine.pipeline.coded import CodedInfo
@@ -29,7 +31,7 @@ SECOND_PART_MIN_CHARS = 3
 class LanguagePipeline:
     """Everything needed to classify one language, compiled once and shared by threads."""
 
-    def __init__(self, taxonomy: LoadedTaxonomy, code: str) -> None:
+    def __init__(self, taxonomy: LoadedTaxonomy, code: str, *, spelt: bool = False) -> None:
         root = taxonomy.root
         pack = taxonomy.packs[code]
         self.code = code
@@ -37,12 +39,17 @@ class LanguagePipeline:
         self.windows = root.windows
         self.require_target = root.require_target_present
         where = str(taxonomy.path.parent / root.languages[code].file)
-        # Arabizi (ar): Latin words spelt in Arabic letters before the scan; the
-        # letters a spelling leaves open widen this language's patterns.
+        # Arabizi (ar): Latin words spelt in Arabic letters before the scan. The
+        # letters a spelling leaves open widen the patterns of a second pipeline
+        # (``spelt``), built at the first Arabizi text: widened classes would cost
+        # every Arabic-script text about a fifth of its matching time.
         self.arabizi = transliterator(pack.arabizi)
+        self._spelt: LanguagePipeline | None = None
+        self._spelt_lock = threading.Lock()
+        self.widened = spelt
         compiler = PatternCompiler(
             lexicon=pack.lexicon,
-            obfuscation=widened(root.obfuscation, self.arabizi),
+            obfuscation=widened(root.obfuscation, self.arabizi if spelt else None),
             filler_max_words=root.windows.filler_max_words,
             context=where,
             typo_exclude=pack.typo_exclude,
@@ -196,7 +203,7 @@ class LanguagePipeline:
                 *(compiler.macro(name, where) for name in pack.lexicon),
                 compiler.terms(literal_words(pack), typo=False, where=f"{where} arabizi"),
             ]
-            if self.arabizi is not None
+            if self.widened
             else ()
         )
         # Suppressors, and one presence scan over every cue finder they declare.
@@ -209,3 +216,18 @@ class LanguagePipeline:
             for finder in suppressor.finders:
                 finders.setdefault(id(finder), finder)
         self.cue_presence = CuePresence(list(finders.values()))
+
+    def spelt(self) -> LanguagePipeline:
+        """The pipeline for Arabizi texts: the same pack, its patterns widened by the
+        transliterator's letter classes (built once, at the first such text)."""
+        pipeline = self._spelt
+        if pipeline is None:
+            with self._spelt_lock:
+                if self._spelt is None:
+                    self._spelt = LanguagePipeline(self.taxonomy, self.code, spelt=True)
+                pipeline = self._spelt
+        return pipeline
+
+    def known_spelling(self, word: str) -> bool:
+        """Whether an Arabic spelling of a Latin word is a word of the pack."""
+        return self.spelt().vocabulary(word)

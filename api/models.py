@@ -13,9 +13,9 @@ batch items, 1–5,000 samples) are declared here.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from engine.result import SuppressionReason
 from engine.rules.models import MechanismName
@@ -310,10 +310,27 @@ class Checkpoint(_Response):
     )
 
 
+class CheckpointIn(_Request):
+    """A checkpoint as issued; one from before ``algorithm`` existed omits that field."""
+
+    source_id: str = Field(examples=["acct:1"])
+    seq: StrictInt = Field(ge=1, examples=[12])
+    head_hash: str = Field(pattern="^[0-9a-f]{64}$", examples=[HASH_EXAMPLE])
+    issued_at: str = Field(
+        pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{6}Z$",
+        examples=[TIME_EXAMPLE],
+    )
+    key_id: str = Field(pattern="^[0-9a-f]{16}$", examples=["9f86d081884c7d65"])
+    algorithm: Literal["ed25519", "hmac-sha256"] = Field(
+        default="hmac-sha256", description="Absent on a checkpoint issued before it existed."
+    )
+    signature: str = Field(pattern="^([0-9a-f]{2})+$", examples=[HASH_EXAMPLE])
+
+
 class VerifyRequest(_Request):
     """What to verify a chain against, beyond its own hashes and its profile."""
 
-    checkpoint: dict[str, Any] | None = Field(
+    checkpoint: CheckpointIn | None = Field(
         default=None,
         description="A checkpoint from GET /tracking/{source_id}/checkpoint (or `track "
         "checkpoint`): the chain must still hold the record it attests. Default: the latest "

@@ -222,7 +222,11 @@ def verify_post(
     session: SessionDep,
     body: Annotated[VerifyRequest | None, Body()] = None,
 ) -> Response:
-    return _verify(source_id, services, session, body.checkpoint if body is not None else None)
+    given = None
+    if body is not None and body.checkpoint is not None:
+        # As sent: a checkpoint without ``algorithm`` stays one (its signature covers five fields).
+        given = body.checkpoint.model_dump(exclude_unset=True)
+    return _verify(source_id, services, session, given)
 
 
 async def signing_key(services: ServicesDep) -> None:

@@ -886,7 +886,6 @@ def test_no_secret_appears_in_any_response_or_log(
     classifier: Classifier, shared_url: str, caplog: pytest.LogCaptureFixture, source: str
 ) -> None:
     from engine.amplify.azure import AzureLanguageAmplifier
-
     from tests.fakes.azure_language import FakeAzureLanguage
 
     provider_key = "provider-key-" + secrets.token_hex(12)

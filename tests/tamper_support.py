@@ -13,20 +13,9 @@ from typing import Any
 from sqlalchemy import text
 
 from store import Store, TrackingRules, record_hash
-from store.chain import GENESIS_HASH
+from store.chain import GENESIS_HASH, HASHED_FIELDS
 from store.profile_check import ProfileCheck
 from store.signing import SigningKey
-
-HASHED = (
-    "source_id",
-    "seq",
-    "observed_at",
-    "content_hash",
-    "harm_mechanism",
-    "severity",
-    "taxonomy_version",
-    "prev_hash",
-)
 
 
 def sql(store: Store, statement: str, **params: Any) -> None:
@@ -63,7 +52,7 @@ def rewrite(
     rebuilt = []
     for seq, record in enumerate(records, 1):
         record = {**record, "seq": seq, "prev_hash": prev}
-        record["record_hash"] = record_hash(**{name: record[name] for name in HASHED})
+        record["record_hash"] = record_hash(**{name: record[name] for name in HASHED_FIELDS})
         if signer is not None:
             record["key_id"] = signer.key_id
             record["signature"] = signer.sign(record["record_hash"].encode())

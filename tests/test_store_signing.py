@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from store import Store, TrackingRules, append, export_chain, get_profile, record_hash
-from store.chain import VerifyResult, verify_jsonl
+from store.chain import HASHED_FIELDS, VerifyResult, verify_jsonl
 from store.checkpoints import (
     Checkpoint,
     CheckpointArchive,
@@ -558,21 +558,7 @@ def test_an_exported_chain_verifies_with_the_public_key_alone(
     # A record forged onto the export's end: well-formed, but not signed by the key.
     last = lines[-1]
     forged = {**last, "seq": last["seq"] + 1, "prev_hash": last["record_hash"], "severity": 0}
-    forged["record_hash"] = record_hash(
-        **{
-            k: forged[k]
-            for k in (
-                "source_id",
-                "seq",
-                "observed_at",
-                "content_hash",
-                "harm_mechanism",
-                "severity",
-                "taxonomy_version",
-                "prev_hash",
-            )
-        }
-    )
+    forged["record_hash"] = record_hash(**{k: forged[k] for k in HASHED_FIELDS})
     data = buffer.getvalue() + (json.dumps(forged) + "\n").encode()
     broken_at(verify_jsonl(io.BytesIO(data), keys=keys), 9, "signature of seq 9 does not verify")
     stripped = {k: v for k, v in forged.items() if k not in ("key_id", "signature")}

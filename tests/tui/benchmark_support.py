@@ -7,7 +7,12 @@ them correctly as not harmful; the suite is what is wrong.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+
+import pytest
+
+from workbench.tui.services import EngineService
 
 FAILING_SUITE = """\
 suite_version: "0.9.0"
@@ -49,3 +54,20 @@ def write_failing_suite(folder: Path) -> Path:
     path = folder / "failing_suite.yaml"
     path.write_text(FAILING_SUITE, encoding="utf-8")
     return path
+
+
+def hold_benchmark(engine: EngineService, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Hold a benchmark run in its first step (warming a language) until the event is set.
+
+    A test can then act on a job that is certainly still running (cancel it, ask the
+    palette about it) without racing the suite, which runs in well under a second.
+    """
+    release = threading.Event()
+    warm = engine.warm_language
+
+    def held_warm(language: str) -> None:
+        release.wait(timeout=10)
+        warm(language)
+
+    monkeypatch.setattr(engine, "warm_language", held_warm)
+    return release

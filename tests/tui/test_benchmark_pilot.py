@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
 from engine import Settings
-from tests.tui.benchmark_support import write_failing_suite
+from tests.tui.benchmark_support import hold_benchmark, write_failing_suite
 from tests.tui.conftest import FIXED_CLOCK, SIZE, AppFactory, settle, wait_ready
 from workbench.tui.app import WorkbenchApp, create_app
 from workbench.tui.messages import (
@@ -75,14 +74,7 @@ async def test_escape_during_a_run_cancels_it(
     make_app: AppFactory, engine_service: EngineService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run is held in its first step until escape has been pressed."""
-    pressed = threading.Event()
-    warm = engine_service.warm_language
-
-    def held_warm(language: str) -> None:
-        pressed.wait(timeout=10)
-        warm(language)
-
-    monkeypatch.setattr(engine_service, "warm_language", held_warm)
+    pressed = hold_benchmark(engine_service, monkeypatch)
     seen: list[object] = []
     app = make_app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,6 +12,7 @@ from textual.widgets import Input
 from textual.worker import WorkerState
 
 from engine import Settings
+from tests.tui.benchmark_support import hold_benchmark
 from tests.tui.conftest import SIZE, AppFactory, settle, wait_ready
 from tests.tui.conftest import seed as seed_store
 from workbench.tui.commands import running_job
@@ -134,14 +134,7 @@ async def test_palette_cancels_the_running_job(
     make_app: AppFactory, engine_service: EngineService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The benchmark is held in its first step while the palette offers "Cancel benchmark"."""
-    release = threading.Event()
-    warm = engine_service.warm_language
-
-    def held_warm(language: str) -> None:
-        release.wait(timeout=10)
-        warm(language)
-
-    monkeypatch.setattr(engine_service, "warm_language", held_warm)
+    release = hold_benchmark(engine_service, monkeypatch)
     seen: list[object] = []
     app = make_app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:

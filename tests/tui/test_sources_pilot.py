@@ -356,6 +356,38 @@ async def test_g_on_a_large_list_lands_on_the_last_row(
 # -- Verify -----------------------------------------------------------------------------
 
 
+def gate_verify(
+    monkeypatch: pytest.MonkeyPatch, calls: list[int], *, hold_last: bool
+) -> threading.Event:
+    """Make every real verify wait at its progress calls until the returned event is set.
+
+    Each call's ``checked`` is appended to ``calls``. With ``hold_last`` false, the
+    final call (checked == total) passes at once, so an uncancelled walk can end.
+    A test then cancels a walk that is certainly running, without racing it.
+    """
+    pressed = threading.Event()
+    real_verify = StoreService.verify
+
+    def gated_verify(
+        self: StoreService,
+        source_id: str,
+        progress: Callable[[int, int], None] | None = None,
+        **options: Any,
+    ) -> VerifyResult:
+        assert progress is not None
+
+        def gate(checked: int, total: int) -> None:
+            calls.append(checked)
+            if hold_last or checked < total:
+                assert pressed.wait(10)
+            progress(checked, total)
+
+        return real_verify(self, source_id, progress=gate, **options)
+
+    monkeypatch.setattr(StoreService, "verify", gated_verify)
+    return pressed
+
+
 def tamper(settings: Settings, source_id: str, seq: int) -> None:
     path = str(settings.tracking_db_url).removeprefix("sqlite:///")
     with sqlite3.connect(path) as conn:
@@ -433,27 +465,8 @@ async def test_escape_cancels_a_long_verify(
 ) -> None:
     """A real walk of 6,000 records whose first progress call waits for the escape key."""
     seed_long_chain(engine_service, tui_settings, "forum:long", 6000)
-    pressed = threading.Event()
     calls: list[int] = []
-    real_verify = StoreService.verify
-
-    def gated_verify(
-        self: StoreService,
-        source_id: str,
-        progress: Callable[[int, int], None] | None = None,
-        **options: Any,
-    ) -> VerifyResult:
-        assert progress is not None
-
-        def gate(checked: int, total: int) -> None:
-            calls.append(checked)
-            if checked < total:
-                assert pressed.wait(10)
-            progress(checked, total)
-
-        return real_verify(self, source_id, progress=gate, **options)
-
-    monkeypatch.setattr(StoreService, "verify", gated_verify)
+    pressed = gate_verify(monkeypatch, calls, hold_last=False)
     seen: list[object] = []
     app = make_app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -484,24 +497,7 @@ async def test_app_cancel_jobs_cancels_a_verify(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seed_long_chain(engine_service, tui_settings, "forum:long", 2500)
-    pressed = threading.Event()
-    real_verify = StoreService.verify
-
-    def gated_verify(
-        self: StoreService,
-        source_id: str,
-        progress: Callable[[int, int], None] | None = None,
-        **options: Any,
-    ) -> VerifyResult:
-        assert progress is not None
-
-        def gate(checked: int, total: int) -> None:
-            assert pressed.wait(10)
-            progress(checked, total)
-
-        return real_verify(self, source_id, progress=gate, **options)
-
-    monkeypatch.setattr(StoreService, "verify", gated_verify)
+    pressed = gate_verify(monkeypatch, [], hold_last=True)
     seen: list[object] = []
     app = make_app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:

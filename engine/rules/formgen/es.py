@@ -183,13 +183,3 @@ def noun(lemma: str) -> Paradigm:
     if lemma.endswith("z"):
         return {"s": [lemma], "p": [lemma[:-1] + "ces"]}
     return {"s": [lemma], "p": [lemma + "es"]}
-
-
-def paradigm(lemma: str, pos: str) -> Paradigm:
-    if pos == "verb":
-        return verb(lemma)
-    if pos == "adj":
-        return adjective(lemma)
-    if pos == "noun":
-        return noun(lemma)
-    raise ValueError(f"unknown part of speech {pos!r}")

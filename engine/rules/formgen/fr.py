@@ -404,13 +404,3 @@ def noun(lemma: str) -> Paradigm:
     else:
         plural = lemma + "s"
     return {"s": [lemma], "p": [plural]}
-
-
-def paradigm(lemma: str, pos: str) -> Paradigm:
-    if pos == "verb":
-        return verb(lemma)
-    if pos == "adj":
-        return adjective(lemma)
-    if pos == "noun":
-        return noun(lemma)
-    raise ValueError(f"unknown part of speech {pos!r}")

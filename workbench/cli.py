@@ -78,6 +78,16 @@ class LazyGroup(ReportingGroup):
         finally:
             self._listing = False
 
+    def shell_complete(self, ctx: Any, incomplete: str) -> Any:
+        """Completing a command name lists the stand-ins too: a TAB after ``harmwatch``
+        must not import every command (over a second); completing inside a command
+        resolves the real one as running it would."""
+        self._listing = True
+        try:
+            return super().shell_complete(ctx, incomplete)
+        finally:
+            self._listing = False
+
 
 def package_version() -> str:
     try:
@@ -114,7 +124,7 @@ def create_app() -> typer.Typer:
         name="harmwatch",
         cls=LazyGroup,
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
     )
     cli.callback()(_root)

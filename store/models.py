@@ -70,6 +70,14 @@ class SourceProfileRow(Base):
     # The window's severities, oldest first, comma-separated: the next append's trend
     # and average come from here instead of a query on observations.
     recent_severities: Mapped[str] = mapped_column(Text)
+    # SPEC 5a: the highest severity ever observed; the window's count at each severity
+    # (a canonical JSON object, {"0": n, ...}); the publication time of the latest
+    # observation at which the risk level rose, and its seq (not a SPEC field: it breaks
+    # ties of published_at when a backfilled observation lands next to it).
+    peak_severity: Mapped[int] = mapped_column(SmallInteger)
+    severity_counts: Mapped[str] = mapped_column(Text)
+    last_escalation_at: Mapped[str | None] = mapped_column(String(TIMESTAMP_CHARS))
+    last_escalation_seq: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (
         # Listing order (SPEC section 5), source_id last so pages never overlap.
@@ -122,9 +130,25 @@ class ObservationRow(Base):
     # Outside the hash (SPEC section 5a): set when a signing key was configured at append.
     key_id: Mapped[str | None] = mapped_column(String(KEY_ID_CHARS))
     signature: Mapped[str | None] = mapped_column(String(SIGNATURE_CHARS))
+    # Record version 2 (SPEC 5a). A version-1 record (written before migration 0003) has
+    # record_version 1, published_at equal to its observed_at, and nulls below.
+    record_version: Mapped[int] = mapped_column(SmallInteger)
+    published_at: Mapped[str] = mapped_column(String(TIMESTAMP_CHARS))
+    url: Mapped[str | None] = mapped_column(Text)
+    # JSON values are kept as the canonical JSON text that was hashed (like the
+    # timestamps): no driver or JSON column type can re-spell a hashed value.
+    # ("metadata" is the column; the attribute name is taken by DeclarativeBase.)
+    metadata_json: Mapped[str | None] = mapped_column("metadata", Text)
+    attachment_hash: Mapped[str | None] = mapped_column(String(HASH_CHARS))
+    decision: Mapped[str | None] = mapped_column(Text)
+    # Outside the hash: null, or {"at", "reason"} once the text, url and metadata were removed.
+    redacted: Mapped[str | None] = mapped_column(Text)
 
     __table_args__ = (
         CheckConstraint("seq >= 1", name="seq_positive"),
         CheckConstraint("severity >= 0", name="severity_not_negative"),
+        # The profile reads a source in publication order (ties by seq); severity makes
+        # the index covering for the replays of a backfill and of verify.
+        Index("ix_observations_publication", source_id, published_at, seq, severity),
         {"sqlite_with_rowid": False},
     )

@@ -7,7 +7,8 @@ reads settings or the database, so the rule table is tested case by case.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -128,3 +129,51 @@ class TrackingRules:
             by_severity=self.risk_by_severity,
             escalation_raise=self.escalation_raise,
         )
+
+
+class Replay:
+    """A source's risk walked observation by observation in publication order (SPEC 5a).
+
+    ``last_escalation_at`` is the publication time of the latest observation at
+    which the risk level rose, so it depends on the risk after *every* step,
+    not only on the current window. A replay starts from a known point (the
+    window of severities before it, oldest first, and the risk rank there;
+    an empty window and rank 0, ``low``, before a source's first observation,
+    so a first observation above ``low`` is an escalation) and is fed the
+    following observations in ``(published_at, seq)`` order. Appends, bulk
+    ingest, the 0003 migration and verify's profile check all use it, so the
+    rule is written once.
+    """
+
+    __slots__ = ("escalation", "rank", "recent", "rules")
+
+    def __init__(self, rules: TrackingRules, window: Sequence[int] = (), rank: int = 0) -> None:
+        self.rules = rules
+        self.recent: deque[int] = deque(window, maxlen=rules.window)
+        self.rank = rank
+        # (published_at, seq) of the latest escalation seen by this replay, or None.
+        self.escalation: tuple[str, int] | None = None
+
+    def step(self, published_at: str, seq: int, severity: int) -> int:
+        """Move past one observation; its risk rank (also kept as ``rank``)."""
+        recent = self.recent
+        recent.append(severity)
+        rules = self.rules
+        rank = rules.rank(rules.risk(severity, rules.trend(list(recent))))
+        if rank > self.rank:
+            self.escalation = (published_at, seq)
+        self.rank = rank
+        return rank
+
+
+def severity_counts(severities: Sequence[int], levels: Iterable[int]) -> dict[str, int]:
+    """How many of the window's observations sit at each severity, every level listed.
+
+    Keys are the severities as strings (JSON object keys), in ascending order:
+    the levels the rules know (0 and every mechanism's), plus any severity of
+    the window they do not (a chain written under another taxonomy).
+    """
+    counts = dict.fromkeys(sorted({*levels, *severities}), 0)
+    for severity in severities:
+        counts[severity] += 1
+    return {str(level): count for level, count in counts.items()}

@@ -8,6 +8,8 @@
 - ``UnknownSource`` → 404 ``{"detail": "unknown source '<id>'"}``;
 - ``InvalidSourceId`` / ``InvalidTextError`` → 422 naming the field, and so is a
   value the database refuses (``DataError``: PostgreSQL stores no NUL character);
+- ``StoreReadOnly`` → 503 saying the database is read-only (a write to a file
+  nobody may write);
 - ``StoreUnavailable`` → 503, logged with the (password-free) database URL,
   answered without it: a client has no use for the server's database address.
 """
@@ -23,10 +25,17 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
-from starlette.routing import Match
 
 from api.encoding import json_response
-from store import InvalidSourceId, InvalidTextError, StoreUnavailable, UnknownSource
+from api.limits import with_text_errors
+from api.routing import allowed_methods
+from store import (
+    InvalidSourceId,
+    InvalidTextError,
+    StoreReadOnly,
+    StoreUnavailable,
+    UnknownSource,
+)
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +79,15 @@ def _plain(value: object) -> object:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
-async def on_validation_error(_request: Request, exc: Exception) -> Response:
+async def on_validation_error(request: Request, exc: Exception) -> Response:
+    """Every problem of the request at once: the model's errors and the text-length ones it
+    could not check (api.limits.with_text_errors), each naming its item and field."""
     assert isinstance(exc, RequestValidationError)
-    return json_response({"detail": [_describe(dict(error)) for error in exc.errors()]}, 422)
+    errors = [dict(error) for error in exc.errors()]
+    services = getattr(request.app.state, "services", None)
+    if services is not None:
+        errors = with_text_errors(errors, exc.body, services.max_text_chars)
+    return json_response({"detail": [_describe(error) for error in errors]}, 422)
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:
@@ -82,19 +97,10 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
         return validation_error(["body"], f"the body is not valid JSON ({reason})", "json_invalid")
     headers = dict(exc.headers) if exc.headers else {}
     if exc.status_code == 405:
-        headers["Allow"] = ", ".join(_allowed_methods(request))
+        # Every method some route answers on this path (Starlette names only its first
+        # route's, and /tracking/{source_id}/verify is two routes, GET and POST).
+        headers["Allow"] = ", ".join(allowed_methods(request.app.router.routes, request.scope))
     return json_response({"detail": exc.detail}, exc.status_code, headers or None)
-
-
-def _allowed_methods(request: Request) -> list[str]:
-    """Every method some route answers on this path (Starlette names only its first route's,
-    and /tracking/{source_id}/verify is two routes, GET and POST)."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match is not Match.NONE:
-            methods |= set(getattr(route, "methods", None) or ())
-    return sorted(methods)
 
 
 async def on_unknown_source(_request: Request, exc: Exception) -> Response:
@@ -118,6 +124,19 @@ async def on_unstorable(_request: Request, exc: Exception) -> Response:
     return validation_error(["body", "text"], f"text cannot be stored: {reason}")
 
 
+async def on_store_read_only(_request: Request, exc: Exception) -> Response:
+    """A write to a database this server opened read-only: 503, saying so (docs/decisions.md).
+
+    503 and not 409: nothing about the resource conflicts with the request; the
+    server cannot record anything until its database is writable again.
+    """
+    log.error("%s", exc)
+    return json_response(
+        {"detail": "the tracking database is read-only on this server: nothing can be recorded"},
+        503,
+    )
+
+
 async def on_store_unavailable(_request: Request, exc: Exception) -> Response:
     log.error("%s", exc)
     return json_response({"detail": "the tracking database is unavailable; try again later"}, 503)
@@ -129,5 +148,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(UnknownSource, on_unknown_source)
     app.add_exception_handler(InvalidSourceId, on_invalid_source_id)
     app.add_exception_handler(InvalidTextError, on_invalid_text)
+    app.add_exception_handler(StoreReadOnly, on_store_read_only)
     app.add_exception_handler(StoreUnavailable, on_store_unavailable)
     app.add_exception_handler(DataError, on_unstorable)

@@ -41,11 +41,14 @@ from store.database import (
     resolve_url,
 )
 from store.errors import (
+    AlreadyRedacted,
     InvalidSourceId,
     InvalidTextError,
     StoreError,
     StoreMisconfigured,
+    StoreReadOnly,
     StoreUnavailable,
+    UnknownObservation,
     UnknownSource,
 )
 from store.source_id import validate_source_id
@@ -71,6 +74,7 @@ from store.url_mask import redact_url
 
 __all__ = [
     "GENESIS_HASH",
+    "AlreadyRedacted",
     "ChainRecord",
     "ChainVerifier",
     "InvalidSourceId",
@@ -81,8 +85,10 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreMisconfigured",
+    "StoreReadOnly",
     "StoreUnavailable",
     "TrackingRules",
+    "UnknownObservation",
     "UnknownSource",
     "VerifyResult",
     "Writer",

@@ -12,17 +12,26 @@ off and ``BEGIN`` is emitted explicitly, because pysqlite would otherwise run
 reads outside any transaction and never take the write lock up front;
 write transactions begin with ``BEGIN IMMEDIATE`` so that two appenders can
 never both hold a read snapshot and then race to upgrade it.
+
+An SQLite file can also be opened read-only (``open_store(read_only=True)``,
+what the reading commands do, or by itself when nobody may write the file):
+see ``sqlite_read_only_uri`` and docs/tracking.md, "Evidence on read-only
+media". Such a store never migrates, never changes the journal mode, and
+refuses every write transaction with ``StoreReadOnly``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 import platformdirs
 from sqlalchemy import Engine, create_engine, event, text
@@ -32,7 +41,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from engine.settings import Settings
-from store.errors import StoreMisconfigured, StoreUnavailable
+from store.errors import StoreMisconfigured, StoreReadOnly, StoreUnavailable
 from store.url_mask import redact_url, url_secrets
 
 Backend = Literal["sqlite", "postgresql"]
@@ -55,6 +64,8 @@ _POSTGRES_PERMANENT = re.compile(
     re.I,
 )
 URL_HINT = "use sqlite:///PATH or postgresql+psycopg://USER[:PASSWORD]@HOST[:PORT]/DB"
+# What SQLite says when a write reaches a file it opened read-only.
+_SQLITE_READ_ONLY = re.compile(r"readonly database|read-only file system", re.I)
 
 
 def default_url() -> str:
@@ -108,10 +119,12 @@ class Store:
     per commit instead (see ``Writer``).
     """
 
-    def __init__(self, engine: Engine, url: URL) -> None:
+    def __init__(self, engine: Engine, url: URL, *, read_only: str | None = None) -> None:
         self.engine = engine
         self.url = redact_url(url)
         self.backend: Backend = "sqlite" if url.get_backend_name() == "sqlite" else "postgresql"
+        # Why the store is read-only (a phrase for the error line), or None when it is not.
+        self.read_only = read_only
         self._secrets = url_secrets(url)
         self._readers = sessionmaker(engine, expire_on_commit=False)
         self._writers = sessionmaker(
@@ -124,9 +137,19 @@ class Store:
 
     @contextmanager
     def transaction(self, *, write: bool = False) -> Iterator[Session]:
-        """One transaction: commit on success, rollback on error, database failures mapped."""
+        """One transaction: commit on success, rollback on error, database failures mapped.
+
+        ``write=True`` on a read-only store is refused (StoreReadOnly) before anything runs.
+        """
+        if write:
+            self.check_writable()
         with self.unavailable_as_error(), self.session(write=write) as session, session.begin():
             yield session
+
+    def check_writable(self) -> None:
+        """StoreReadOnly when this store was opened read-only: one line saying why."""
+        if self.read_only is not None:
+            raise StoreReadOnly(self.url, f"nothing can be recorded ({self.read_only})")
 
     @contextmanager
     def unavailable_as_error(self) -> Iterator[None]:
@@ -135,6 +158,10 @@ class Store:
             yield
         except (OperationalError, InterfaceError) as exc:
             reason = _first_line(exc, self._secrets)
+            if self.backend == "sqlite" and _SQLITE_READ_ONLY.search(reason):
+                # A file that became read-only after it was opened, or one its owner may
+                # not write although the permission bits said otherwise.
+                raise StoreReadOnly(self.url, f"SQLite refused the write ({reason})") from exc
             raise self.fault(exc)(self.url, reason) from exc
 
     def fault(self, exc: BaseException) -> type[StoreUnavailable]:
@@ -168,6 +195,14 @@ class Store:
                 if before == head:
                     self._check_tables(conn)
                     return MigrationReport(before, head)
+            if self.read_only is not None:
+                # Migrating would write: a read-only open reports the schema instead.
+                at = f"revision {before}" if before is not None else "no harmwatch schema"
+                raise StoreMisconfigured(
+                    self.url,
+                    f"it is opened read-only ({self.read_only}) and its schema is at {at}, "
+                    f"not {head}; migrate a writable copy with `harmwatch db upgrade`",
+                )
             writer = self.engine.connect().execution_options(**{WRITE_OPTION: True})
             with writer as conn, conn.begin():
                 # Many processes may open a new database at once; one migrates, the others
@@ -239,6 +274,7 @@ class Writer:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """One write transaction (BEGIN IMMEDIATE on SQLite): commit on success, else rollback."""
+        self._store.check_writable()
         with self._store.unavailable_as_error():
             conn = self._conn
             if conn is None or conn.closed:
@@ -254,13 +290,90 @@ class Writer:
             conn.close()
 
 
-def _sqlite_engine(url: URL) -> Engine:
+def sqlite_path(url: URL) -> Path | None:
+    """The file an SQLite URL names; None for an in-memory database or a ``file:`` URI."""
+    database = url.database or ""
+    if url.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return None
+    if database.startswith("file:") or url.query.get("uri"):
+        return None
+    return Path(database)
+
+
+def _no_write_bits(mode: int) -> bool:
+    return not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+
+
+def frozen_reason(path: Path) -> str | None:
+    """Why nobody can be writing this database file, or None when someone may.
+
+    Permission bits and the mount are what count, not ``os.access``: root may
+    write anything, and a file another user owns is no less alive for being
+    unwritable by us. Frozen means: a read-only file system; a file with no
+    write bit at all; or a directory with no write bit and no ``-wal`` file
+    (no writer could create its journal or write-ahead log there).
+    """
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return "its file system is mounted read-only"
+        if _no_write_bits(path.stat().st_mode):
+            return f"nobody may write the file (mode {stat.S_IMODE(path.stat().st_mode):04o})"
+        wal = Path(f"{path}-wal")
+        if _no_write_bits(path.parent.stat().st_mode) and not wal.exists():
+            return "nobody may write its directory"
+    except OSError:
+        return None
+    return None
+
+
+def sqlite_read_only_uri(path: Path, frozen: str | None) -> str:
+    """The ``file:`` URI that reads ``path`` without writing anything beside it.
+
+    ``mode=ro``: SQLite never writes the database. It still creates the
+    ``-wal`` and ``-shm`` companions of a WAL-mode file where it can (it reads
+    the log through them), so a frozen file (``frozen_reason``) is opened
+    ``immutable=1`` as well: no locks, no companions. That is only safe when
+    nobody writes the file and no log holds committed pages the file lacks:
+    SQLite ignores the log of an immutable database, and would then read an
+    older state without a word. So a frozen file with a non-empty ``-wal`` is
+    opened ``mode=ro`` only, which needs its ``-shm`` to exist or to be
+    creatable; where neither holds, opening fails and the error says why.
+    """
+    wal = Path(f"{path}-wal")
+    logged = wal.exists() and wal.stat().st_size > 0
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    if frozen is not None and not logged:
+        uri += "&immutable=1"
+    return uri
+
+
+def _unreadable_log(path: Path) -> str | None:
+    """The reason a read-only open of ``path`` cannot read its write-ahead log, if it cannot."""
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    logged = wal.exists() and wal.stat().st_size > 0
+    if not logged or shm.exists():
+        return None
+    mounted_read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    if not mounted_read_only and os.access(path.parent, os.W_OK):
+        return None
+    return (
+        f"{wal.name} holds committed records not yet in the file, and SQLite needs "
+        f"{shm.name} beside it to read them, which it cannot create here; copy the "
+        f"database together with {wal.name} to a writable directory, or open it "
+        "once with write access so the log is folded into the file"
+    )
+
+
+def _sqlite_engine(url: URL, *, read_only_uri: str | None = None) -> Engine:
     database = url.database or ""
     in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
     kwargs: dict[str, Any] = {}
     if in_memory:
         # One shared connection, or every checkout would see a new empty database.
         kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+    if read_only_uri is not None:
+        # The driver's own URI form; SQLAlchemy's URL would have to escape it again.
+        kwargs["creator"] = lambda: sqlite3.connect(read_only_uri, uri=True)
     engine = create_engine(url, **kwargs)
 
     @event.listens_for(engine, "connect")
@@ -269,9 +382,11 @@ def _sqlite_engine(url: URL) -> Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if not in_memory:
-                cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = FULL")
+            if read_only_uri is None:
+                # Setting the journal mode writes the file's header: never on a read-only open.
+                if not in_memory:
+                    cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = FULL")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()
@@ -303,8 +418,11 @@ def _postgres_engine(url: URL) -> Engine:
     )
 
 
-def create_store_engine(url: str) -> tuple[Engine, URL]:
-    """An engine for a tracking URL (SQLite or PostgreSQL through psycopg), not yet connected."""
+def create_store_engine(url: str, *, read_only_uri: str | None = None) -> tuple[Engine, URL]:
+    """An engine for a tracking URL (SQLite or PostgreSQL through psycopg), not yet connected.
+
+    ``read_only_uri`` (``sqlite_read_only_uri``) connects an SQLite file read-only.
+    """
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
@@ -317,24 +435,43 @@ def create_store_engine(url: str) -> tuple[Engine, URL]:
         )
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        return _sqlite_engine(parsed), parsed
+        return _sqlite_engine(parsed, read_only_uri=read_only_uri), parsed
     if backend == "postgresql" and parsed.get_driver_name() == "psycopg":
         return _postgres_engine(parsed), parsed
     raise StoreMisconfigured(redact_url(parsed), f"unsupported database; {URL_HINT}")
 
 
-def open_store(settings: Settings, *, migrate: bool = True) -> Store:
+def open_store(settings: Settings, *, migrate: bool = True, read_only: bool | None = None) -> Store:
     """Open (and, on first use, create and migrate) the database the settings name.
 
     The default SQLite file's directory is created; a directory named in an
     explicit URL is not, so a typo in a path is reported instead of silently
     starting an empty store somewhere unexpected.
+
+    ``read_only=True`` (the reading commands) opens an existing SQLite file
+    read-only: nothing is migrated or written, and a schema that is behind is
+    an error. ``None`` does so only for a file nobody may write
+    (``frozen_reason``); ``False`` never. A file that does not exist yet is
+    created as always, and PostgreSQL is opened as always: a role without
+    write grants is its read-only form.
     """
     url = resolve_url(settings)
     if url == default_url():
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine, parsed = create_store_engine(url)
-    store = Store(engine, parsed)
+    why: str | None = None
+    uri: str | None = None
+    if read_only is not False:
+        path = sqlite_path(make_url(url)) if url.startswith("sqlite") else None
+        if path is not None and path.is_file():
+            frozen = frozen_reason(path)
+            why = frozen if frozen is not None else "a reading command" if read_only else None
+            if why is not None:
+                unreadable = _unreadable_log(path)
+                if unreadable is not None:
+                    raise StoreMisconfigured(redact_url(url), unreadable)
+                uri = sqlite_read_only_uri(path, frozen)
+    engine, parsed = create_store_engine(url, read_only_uri=uri)
+    store = Store(engine, parsed, read_only=why)
     try:
         if migrate:
             store.upgrade()

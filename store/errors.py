@@ -58,3 +58,34 @@ class InvalidSourceId(StoreError, ValueError):  # noqa: N818 - as above
 
 class InvalidTextError(StoreError, ValueError):
     """A text the store cannot keep byte for byte (lone surrogates have no UTF-8 form)."""
+
+
+class StoreReadOnly(StoreMisconfigured):
+    """A write to a database that is open read-only (a file nobody may write, a read-only
+    mount, a reading command's connection), refused before anything is attempted.
+
+    A StoreMisconfigured: retrying will not make the file writable. The CLI
+    reports it as one line (exit 2), the API as a 503 that says so.
+    """
+
+    def __init__(self, redacted_url: str, reason: str) -> None:
+        super().__init__(redacted_url, reason)
+        self.args = (f"tracking database {redacted_url} is read-only: {reason}",)
+
+
+class AlreadyRedacted(StoreError):  # noqa: N818 - named like the other front-end errors
+    """A redaction of a record that is already redacted (HTTP 409, exit 2)."""
+
+    def __init__(self, source_id: str, seq: int, at: str) -> None:
+        super().__init__(f"seq {seq} of source {source_id!r} is already redacted (at {at})")
+        self.source_id = source_id
+        self.seq = seq
+
+
+class UnknownObservation(StoreError, LookupError):  # noqa: N818 - as above
+    """The source exists but has no record at this seq (HTTP 404)."""
+
+    def __init__(self, source_id: str, seq: int) -> None:
+        super().__init__(f"source {source_id!r} has no observation at seq {seq}")
+        self.source_id = source_id
+        self.seq = seq

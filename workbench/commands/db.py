@@ -43,13 +43,17 @@ def store_errors() -> Iterator[None]:
 
 
 @contextmanager
-def opened_store(settings: Settings, *, migrate: bool = True) -> Iterator[Store]:
+def opened_store(
+    settings: Settings, *, migrate: bool = True, read_only: bool | None = None
+) -> Iterator[Store]:
     """The settings' store for the length of one command (migrated on first use).
 
+    The reading commands pass ``read_only=True``: an existing SQLite file is then
+    opened read-only and never changed, not even migrated (``store.open_store``).
     Store failures inside the ``with`` body are reported the same way.
     """
     with store_errors():
-        store = open_store(settings, migrate=migrate)
+        store = open_store(settings, migrate=migrate, read_only=read_only)
         try:
             yield store
         finally:
@@ -59,7 +63,7 @@ def opened_store(settings: Settings, *, migrate: bool = True) -> Iterator[Store]
 def upgrade(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Create or migrate the tracking schema to the newest revision and print it."""
     settings = settings_of(ctx)
-    with opened_store(settings, migrate=False) as store:
+    with opened_store(settings, migrate=False, read_only=False) as store:
         migration = store.upgrade()
     if as_json:
         write_json(

@@ -182,7 +182,7 @@ def show(
     """Show a source's profile and its latest observations, newest first."""
     settings = settings_of(ctx)
     rules = _rules(settings)
-    with opened_store(settings) as store, store.transaction() as session:
+    with opened_store(settings, read_only=True) as store, store.transaction() as session:
         profile = get_profile(source, session=session)
         recent = latest_observations(source, session=session, limit=limit)
     if as_json:
@@ -276,7 +276,7 @@ def list_command(
         levels = _rules(settings).risk_levels
         if risk not in levels:
             raise ValueError(f"--risk must be one of {', '.join(levels)}, not {risk!r}")
-    with opened_store(settings) as store, store.transaction() as session:
+    with opened_store(settings, read_only=True) as store, store.transaction() as session:
         total = count_profiles(session=session, risk=risk)
         page = list_profiles(session=session, risk=risk, limit=limit, offset=offset)
     if as_json:
@@ -387,7 +387,7 @@ def verify(
         results = [_verify_file(file, keys, checkpoints or [])]
     else:
         rules = _rules(settings)
-        with opened_store(settings) as store, store.transaction() as session:
+        with opened_store(settings, read_only=True) as store, store.transaction() as session:
             if source is not None:
                 results = [
                     verify_source(
@@ -533,7 +533,7 @@ def export(
     lines of Python in docs/tracking.md. With --json (and --output), a summary is printed.
     """
     settings = settings_of(ctx)
-    with opened_store(settings) as store, store.transaction() as session:
+    with opened_store(settings, read_only=True) as store, store.transaction() as session:
         if output is None or str(output) == STDIO:
             export_chain(source, typer.get_binary_stream("stdout"), session=session)
             return
@@ -606,7 +606,7 @@ def checkpoint(
             "checkpoints need a signing key: set HARMWATCH_SIGNING_KEY "
             "(harmwatch keys generate makes one)"
         )
-    with opened_store(settings) as store, store.transaction() as session:
+    with opened_store(settings, read_only=True) as store, store.transaction() as session:
         names = [source] if source is not None else list(all_source_ids(session=session))
         issued = [trust.issue(get_profile(name, session=session)) for name in names]
     if output is None or str(output) == STDIO:

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 
-from api import errors
+from api import errors, pages, routing
 from api.edge import RequestEdge
 from api.hotpath import ClassifyLane, FastLane
 from api.middleware import ApiKey, BodyLimit
@@ -87,6 +87,11 @@ def create_app(
         middleware=middleware,
         # JSON is read when the Content-Type says JSON or says nothing, as api.body does.
         strict_content_type=False,
+        # /docs and /redoc come from api.pages, with assets served by the app itself.
+        docs_url=None,
+        redoc_url=None,
+        # Both spellings of every path are answered (api.routing), never a bare 307.
+        redirect_slashes=False,
     )
     app.state.services = services
     app.lane = ClassifyLane(services)
@@ -94,6 +99,8 @@ def create_app(
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router)
+    pages.install(app)
+    routing.install(app.router)
     app.openapi = lambda: build_openapi(app, services)  # type: ignore[method-assign]
     return app
 

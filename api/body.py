@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+import orjson
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -33,8 +34,17 @@ async def parse_body(request: Request, model: type[M]) -> M:
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         raise RequestValidationError(
-            [_error(e["type"], e["loc"], e["msg"], e.get("ctx")) for e in errors]
+            [_error(e["type"], e["loc"], e["msg"], e.get("ctx")) for e in errors],
+            body=_loads(body),  # the error handler looks for the texts' own problems in it
         ) from None
+
+
+def _loads(body: bytes) -> object:
+    """The body as JSON, as FastAPI attaches it to its own validation errors; None if not JSON."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
 
 
 NOT_JSON = "the body must be JSON (Content-Type: application/json)"

@@ -44,7 +44,12 @@ if TYPE_CHECKING:
 
 PATH = "/classify/"
 BATCH_PATH = "/classify/batch"
-_PATHS = frozenset((PATH, BATCH_PATH))
+# Both spellings of each path, as the routes answer them (api.routing): the lane's path.
+_PATHS = {
+    spelling: path
+    for path in (PATH, BATCH_PATH)
+    for spelling in (path, path.rstrip("/") if path.endswith("/") else path + "/")
+}
 _CONTENT_TYPE = JSON.encode()
 
 
@@ -74,14 +79,15 @@ class ClassifyLane:
 
     @staticmethod
     def wants(scope: Scope) -> str | None:
-        """The lane's path this request is for (PATH or BATCH_PATH), if any."""
+        """The lane's path this request is for (PATH or BATCH_PATH, however the client
+        spelt its trailing slash), if any."""
         if scope["type"] != "http" or scope["method"] != "POST":
             return None
         path: str = scope["path"]
         root: str = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :]
-        return path if path in _PATHS else None
+        return _PATHS.get(path)
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, path: str) -> Receive | None:
         """Answer the request (None), or the ``receive`` the full stack should read it from.

@@ -54,6 +54,54 @@ def _too_long(field: str, length: int, limit: int, loc: Loc) -> ErrorDict:
     }
 
 
+# The lists of texts a request body may carry (classify batch items, validate samples).
+TEXT_LISTS = ("items", "samples")
+
+
+def body_text_errors(body: object, limit: int) -> list[ErrorDict]:
+    """Every text-length problem in a JSON body as received, valid or not.
+
+    The request model is checked first, and when it fails the route never gets as
+    far as ``check_texts``: a batch with a missing field in item 2 and an empty text
+    in item 5 would report item 2 only, and the client would learn about item 5 on
+    its next try. The error handler adds these to the model's errors
+    (``with_text_errors``) so one 422 lists every problem with every item.
+    """
+    if not isinstance(body, dict):
+        return []
+    errors = _object_text_errors(body, limit, ("body",))
+    for key in TEXT_LISTS:
+        items = body.get(key)
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    errors.extend(_object_text_errors(item, limit, ("body", key, index)))
+    return errors
+
+
+def _object_text_errors(obj: dict[str, Any], limit: int, loc: Loc) -> list[ErrorDict]:
+    text, context = obj.get("text"), obj.get("context")
+    if not isinstance(text, str):  # missing or not a string: the model says so
+        return []
+    return text_errors(text, context if isinstance(context, str) else None, limit, loc)
+
+
+def with_text_errors(errors: list[ErrorDict], body: object, limit: int) -> list[ErrorDict]:
+    """The model's ``errors`` and the text-length problems it could not see, in item order;
+    a place the model already reported on (a ``text`` of the wrong type, a field not
+    allowed there) is not reported twice."""
+    seen = {tuple(error.get("loc", ())) for error in errors}
+    extra = [error for error in body_text_errors(body, limit) if tuple(error["loc"]) not in seen]
+    if not extra:
+        return errors
+    return sorted([*errors, *extra], key=_item_index)
+
+
+def _item_index(error: ErrorDict) -> int:
+    loc = tuple(error.get("loc", ()))
+    return loc[2] if len(loc) > 2 and isinstance(loc[2], int) else -1
+
+
 def check_texts(
     items: Iterable[tuple[str, str | None]], limit: int, loc: Loc, *, indexed: bool
 ) -> None:

@@ -17,11 +17,16 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.encoding import JSON, dumps
+from api.pages import ASSETS
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 API_KEY_HEADER = b"x-api-key"
-# What stays reachable without the key: the health probe and the documentation.
-OPEN_PATHS = frozenset({"/health", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+# What stays reachable without the key: the health probe, the documentation and the root's
+# links to it, each however its trailing slash is spelt (api.routing answers both), and
+# the documentation's own assets (api.pages).
+_OPEN = ("/health", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
+OPEN_PATHS = frozenset({"/", *_OPEN, *(path + "/" for path in _OPEN)})
+OPEN_PREFIX = ASSETS + "/"
 
 
 async def send_json(
@@ -67,7 +72,11 @@ class ApiKey:
         self._key = KeyCheck(key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+        if (
+            scope["type"] != "http"
+            or scope["path"] in OPEN_PATHS
+            or scope["path"].startswith(OPEN_PREFIX)
+        ):
             await self.app(scope, receive, send)
             return
         given = b""

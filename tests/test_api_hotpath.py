@@ -203,9 +203,29 @@ def test_other_paths_and_methods_never_meet_the_lane(
     assert client.get("/classify/batch").status_code == 405
     assert client.post("/classify/batches", json={"items": [{"text": VERMIN}]}).status_code == 404
     assert route_calls == []
-    redirect = client.post("/classify", json={"text": VERMIN}, follow_redirects=False)
-    assert redirect.status_code == 307
-    assert redirect.headers["location"].endswith("/classify/")
+
+
+@pytest.mark.parametrize(
+    ("path", "spelt"), [("/classify/", "/classify"), ("/classify/batch", "/classify/batch/")]
+)
+def test_the_lane_serves_both_spellings_of_its_paths(
+    client: TestClient, route_calls: list[int], path: str, spelt: str
+) -> None:
+    """A missing or extra trailing slash is answered, by the lane, as the documented path."""
+    body: dict[str, Any] = {"text": VERMIN}
+    if path.endswith("batch"):
+        body = {"items": [body]}
+    answer = client.post(spelt, json=body, follow_redirects=False)
+    assert answer.status_code == 200
+    expected = client.post(path, json=body).json()
+    got = answer.json()
+    for result in got.get("results", [got]) + expected.get("results", [expected]):
+        result.pop("timestamp")
+    assert got == expected
+    assert route_calls == []
+    invalid = client.post(spelt, json={"texts": []}, follow_redirects=False)
+    assert invalid.status_code == 422  # handed to the route, which knows the twin too
+    assert route_calls == [1]
 
 
 def test_with_an_api_key_the_lane_serves_only_the_right_key(

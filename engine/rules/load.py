@@ -76,7 +76,7 @@ class LoadedTaxonomy:
     def words(self, code: str) -> WordBook:
         """The word classes of a pack with their forms, for its pattern compiler."""
         where = str(self.path.parent / self.root.languages[code].file)
-        return WordBook(self.packs[code].words, self.forms.get(code), where)
+        return WordBook(self.packs[code].words, self.forms.get(code), where, code)
 
     @property
     def version(self) -> str:

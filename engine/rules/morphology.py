@@ -23,17 +23,26 @@ from engine.errors import PatternError, TaxonomyError
 
 __all__ = [
     "GENERATORS",
+    "LANGUAGE_SLOTS",
     "SLOTS",
     "FormsFile",
     "WordBook",
     "content_digest",
     "forms_path",
     "inputs_digest",
+    "slots_for",
 ]
 
 # The generator of each language and its version. Bumping a version makes every
 # committed forms file of that language stale until `make taxonomy-forms` runs.
-GENERATORS: dict[str, str] = {"fr": "fr-paradigms/1", "es": "es-paradigms/2"}
+GENERATORS: dict[str, str] = {
+    "fr": "fr-paradigms/1",
+    "es": "es-paradigms/2",
+    "ru": "ru-pymorphy3/1",
+    "ha": "ha-hand/1",
+    "ig": "ig-hand/1",
+    "yo": "yo-hand/1",
+}
 
 # Paradigm slots per part of speech. A pattern may restrict a class to some of
 # them ({W:KILL_V:inf,imp}); a slot that a part of speech does not have is an error.
@@ -55,6 +64,67 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "adj": ("ms", "fs", "mp", "fp"),
     "noun": ("s", "p"),
 }
+
+# Languages whose paradigms have other slots than the Romance ones above. Russian
+# inflects for case and aspect, not for the Romance tenses; Hausa, Igbo and Yoruba
+# barely inflect, and their "forms" are spellings and the particles that carry
+# person, aspect and number (Hausa "za su kashe", Igbo "ndị", Yoruba "àwọn").
+_RU_CASES = ("nom", "gen", "dat", "acc", "ins", "loc")
+LANGUAGE_SLOTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "ru": {
+        "verb": (
+            "inf",  # infinitive
+            "pres1",  # imperfective non-past (present), 1st person sg/pl
+            "pres2",
+            "pres3",
+            "fut1",  # perfective non-past (simple future), 1st person sg/pl
+            "fut2",
+            "fut3",
+            "past",  # every gender and number
+            "imp",  # imperative, 2nd person sg/pl and the inclusive "-те"
+            "ppp",  # passive participles, long forms, every case, gender, number
+            "pps",  # passive participles, short forms (убит, убиты)
+        ),
+        # long forms by case (every gender and number), short forms, comparative
+        "adj": (*_RU_CASES, "short", "comp"),
+        "noun": tuple(f"{case}_{n}" for n in ("s", "p") for case in _RU_CASES),
+    },
+    # Hausa: verb alone, verbal noun, and the pronoun-aspect complexes + verb for
+    # every person (perfective, future, subjunctive, continuous); nouns with their
+    # hand-listed plurals and the genitive linker (-n / -r).
+    "ha": {
+        "verb": ("base", "vn", "perf", "fut", "fut1", "subj", "cont"),
+        "noun": ("s", "p", "link"),
+    },
+    # Igbo: infinitive (i-), imperative/subjunctive (root + harmonizing vowel), the
+    # participial form after "ga-" (future) and "na-" (progressive), the perfect
+    # (-la); nouns with the plural "ndị".
+    "ig": {"verb": ("base", "inf", "imp", "part", "perf"), "noun": ("s", "p")},
+    # Yoruba: the word as written with or without "sh" for ṣ; nouns with "àwọn".
+    "yo": {"verb": ("base",), "noun": ("s", "p"), "adj": ("base",)},
+    # Arabic: verbs by the dialect affix templates around their stems (see
+    # engine/rules/formgen/ar.py): verbal noun; bare imperfect (subj), ب-present
+    # (pres), future markers (fut) and perfect (past), each by person (1, 2, 3);
+    # imperative, colloquial passive, participles.
+    "ar": {
+        "verb": (
+            "inf",  # verbal noun (masdar)
+            *(f"{tense}{person}" for tense in ("subj", "pres", "fut", "past") for person in "123"),
+            "imp",
+            "pass",  # colloquial passive (ات / ان / يت / ين)
+            "ppr",  # active participle
+            "pp",  # passive participle
+        ),
+        "adj": ("ms", "fs", "mp", "fp"),
+        "noun": ("s", "p"),
+    },
+}
+
+
+def slots_for(code: str | None, pos: str) -> tuple[str, ...] | None:
+    """The paradigm slots of a part of speech in a language (None: no such pos)."""
+    table = LANGUAGE_SLOTS.get(code or "", SLOTS)
+    return table.get(pos)
 
 
 def forms_path(pack_path: Path, code: str) -> Path:
@@ -111,7 +181,7 @@ class FormsFile:
         pos: dict[str, str] = {}
         forms: dict[str, dict[str, tuple[str, ...]]] = {}
         for lemma, entry in lemmas.items():
-            slots = SLOTS.get(entry.get("pos", ""))
+            slots = slots_for(code, entry.get("pos", ""))
             if slots is None:
                 raise TaxonomyError(f"{path}: lemma {lemma}: unknown part of speech")
             pos[lemma] = entry["pos"]
@@ -124,10 +194,17 @@ class FormsFile:
 class WordBook:
     """The word classes of one pack, resolved to forms, for the pattern compiler."""
 
-    def __init__(self, words: Mapping[str, Any], forms: FormsFile | None, where: str) -> None:
+    def __init__(
+        self,
+        words: Mapping[str, Any],
+        forms: FormsFile | None,
+        where: str,
+        code: str | None = None,
+    ) -> None:
         self._words = words
         self._forms = forms
         self._where = where
+        self._code = code
 
     def names(self) -> Iterable[str]:
         return self._words.keys()
@@ -138,7 +215,11 @@ class WordBook:
         entry = self._words.get(name)
         if entry is None:
             raise PatternError(f"{where}: unknown word class {{W:{name}}}")
-        allowed = SLOTS[entry.pos]
+        allowed = slots_for(self._code, entry.pos)
+        if allowed is None:
+            raise PatternError(
+                f"{where}: {{W:{name}}}: part of speech {entry.pos!r} has no paradigm"
+            )
         slots = [s for s in slot_list.split(",") if s] if slot_list else list(allowed)
         for slot in slots:
             if slot not in allowed:

@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EVAL ?= ../shared/eval
 
-.PHONY: run test lint typecheck unit perf eval eval-es eval-fr eval-ar eval-coded taxonomy-forms screenshots clean
+.PHONY: run test lint typecheck unit browser install uninstall perf eval eval-es eval-fr eval-ar eval-coded taxonomy-forms screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,33 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/python -m pytest -q
+
+# Headless Chromium (Debian package) for tests/test_api_browser.py, installed when running as
+# root with apt-get; without it that test skips with the reason (and fails under CI=true).
+browser:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
+		  { apt-get update -qq >/dev/null 2>&1 && \
+		    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }; }; } || \
+		echo "chromium not installed: the browser test of /docs skips (fails under CI=true)"
+
+# `harmwatch` on the user's PATH without activating .venv: a symlink in BINDIR to the venv's
+# console script (its interpreter is the venv's, so it runs from anywhere). `make uninstall`
+# removes the link only if it is this checkout's.
+BINDIR ?= $(HOME)/.local/bin
+install: $(STAMP)
+	@mkdir -p "$(BINDIR)"
+	@ln -sfn "$(abspath $(BIN))/harmwatch" "$(BINDIR)/harmwatch"
+	@echo "installed $(BINDIR)/harmwatch -> $(abspath $(BIN))/harmwatch"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; \
+		*) echo "$(BINDIR) is not on your PATH: add  export PATH=\"$(BINDIR):\$$PATH\"  to ~/.profile";; esac
+
+uninstall:
+	@if [ "$$(readlink "$(BINDIR)/harmwatch")" = "$(abspath $(BIN))/harmwatch" ]; then \
+		rm "$(BINDIR)/harmwatch" && echo "removed $(BINDIR)/harmwatch"; \
+	else echo "$(BINDIR)/harmwatch is not this checkout's link; left alone"; fi
 
 test: lint typecheck unit
 

@@ -51,8 +51,9 @@ def verb(lemma: str) -> Paradigm:
 
 
 def noun(lemma: str) -> Paradigm:
-    """The noun and its plural with "ndị" (and the run-together spelling "ndi" + noun)."""
-    return {"s": [lemma], "p": [f"ndị {lemma}"]}
+    """The noun and its plural with "ndị"; "onye X" (one who X) has the plural "ndị X"."""
+    base = lemma.removeprefix("onye ")
+    return {"s": [lemma], "p": [f"ndị {base}"]}
 
 
 def adjective(lemma: str) -> Paradigm:

@@ -106,6 +106,14 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("HARMWATCH_CHECKPOINT_EVERY"),
         description="Observations of a source between two saved checkpoints.",
     )
+    max_future_skew_s: float = Field(
+        default=300.0,
+        ge=0.0,
+        le=86_400.0,
+        validation_alias=AliasChoices("HARMWATCH_MAX_FUTURE_SKEW_S"),
+        description="How far in the future an observation's published_at may lie, in "
+        "seconds (clocks of the publisher and of harmwatch differ a little); beyond, 422.",
+    )
     body_timeout_s: float = Field(
         default=15.0,
         gt=0.0,

@@ -14,7 +14,8 @@ encoders agree on arbitrary strings.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from store.signing import KeyRing
 
 GENESIS_HASH = "0" * 64
+RECORD_VERSION = 2  # what an append writes (SPEC 5a); version-1 records keep verifying
+# The fields a version-1 record_hash covers (SPEC section 5).
 HASHED_FIELDS: tuple[str, ...] = (
     "source_id",
     "seq",
@@ -36,7 +39,34 @@ HASHED_FIELDS: tuple[str, ...] = (
     "taxonomy_version",
     "prev_hash",
 )
-# Every field of an observation, in SPEC order: the export's line layout.
+# The fields a version-2 record_hash covers (SPEC 5a); ``decision`` is a nested object.
+HASHED_FIELDS_V2: tuple[str, ...] = (
+    "record_version",
+    "source_id",
+    "seq",
+    "observed_at",
+    "published_at",
+    "content_hash",
+    "attachment_hash",
+    "harm_mechanism",
+    "severity",
+    "decision",
+    "taxonomy_version",
+    "prev_hash",
+)
+# The keys of ``decision`` (SPEC 5a), each always present.
+DECISION_FIELDS: tuple[str, ...] = (
+    "harm_category",
+    "confidence",
+    "matched_pattern",
+    "row_id",
+    "spans",
+    "suppressions",
+    "language",
+    "taxonomy_digest",
+)
+# Every field of an observation, in SPEC order: the export's line layout. A version-1
+# record has them all too: record_version 1, published_at = observed_at, null evidence.
 OBSERVATION_FIELDS: tuple[str, ...] = (
     "source_id",
     "seq",
@@ -48,7 +78,16 @@ OBSERVATION_FIELDS: tuple[str, ...] = (
     "taxonomy_version",
     "prev_hash",
     "record_hash",
+    "record_version",
+    "published_at",
+    "url",
+    "metadata",
+    "attachment_hash",
+    "decision",
+    "redacted",
 )
+# The version-1 layout (what an export written before record version 2 holds).
+V1_OBSERVATION_FIELDS: tuple[str, ...] = OBSERVATION_FIELDS[:10]
 # With a signing key, a record also carries these, outside the hash (SPEC section 5a).
 # A record written without a key has neither: an export line then has exactly the fields above.
 SIGNATURE_FIELDS: tuple[str, ...] = ("key_id", "signature")
@@ -58,7 +97,12 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 class ChainRecord(NamedTuple):
-    """The fields verification reads, in the order the store selects them."""
+    """The fields verification reads, in the order the store selects them.
+
+    ``decision`` and ``metadata`` are canonical JSON text (what the store keeps
+    and what was hashed), not parsed objects: the hash is recomputed over the
+    stored bytes themselves, so a record whose JSON was re-spelled does not verify.
+    """
 
     source_id: str
     seq: int
@@ -72,6 +116,12 @@ class ChainRecord(NamedTuple):
     text: str | None
     key_id: str | None = None
     signature: str | None = None
+    record_version: int = 1
+    published_at: str | None = None
+    attachment_hash: str | None = None
+    decision: str | None = None
+    url: str | None = None
+    metadata: str | None = None
 
 
 def format_observed_at(moment: datetime) -> str:
@@ -165,6 +215,140 @@ def record_hash(
     ).hexdigest()
 
 
+def _canonical_v2(
+    source_id: str,
+    seq: int,
+    observed_at: str,
+    published_at: str | None,
+    content_hash: str,
+    attachment_hash: str | None,
+    harm_mechanism: str | None,
+    severity: int,
+    decision: str | None,
+    taxonomy_version: str,
+    prev_hash: str,
+) -> bytes:
+    # ``decision`` is already canonical JSON text: embedded as is (orjson.Fragment),
+    # never parsed and re-serialized, so the hash covers exactly the stored bytes.
+    return orjson.dumps(
+        {
+            "record_version": 2,
+            "source_id": source_id,
+            "seq": seq,
+            "observed_at": observed_at,
+            "published_at": published_at,
+            "content_hash": content_hash,
+            "attachment_hash": attachment_hash,
+            "harm_mechanism": harm_mechanism,
+            "severity": severity,
+            "decision": orjson.Fragment(decision) if decision is not None else None,
+            "taxonomy_version": taxonomy_version,
+            "prev_hash": prev_hash,
+        },
+        option=orjson.OPT_SORT_KEYS,
+    )
+
+
+def record_hash_v2(
+    *,
+    source_id: str,
+    seq: int,
+    observed_at: str,
+    published_at: str,
+    content_hash: str,
+    attachment_hash: str | None,
+    harm_mechanism: str | None,
+    severity: int,
+    decision: str,
+    taxonomy_version: str,
+    prev_hash: str,
+) -> str:
+    """sha256 hex of the canonical JSON of a version-2 record's twelve fields (SPEC 5a).
+
+    ``decision`` is its canonical JSON text (``canonical_decision``).
+    """
+    return hashlib.sha256(
+        _canonical_v2(
+            source_id,
+            seq,
+            observed_at,
+            published_at,
+            content_hash,
+            attachment_hash,
+            harm_mechanism,
+            severity,
+            decision,
+            taxonomy_version,
+            prev_hash,
+        )
+    ).hexdigest()
+
+
+def recompute_hash(record: ChainRecord) -> str | None:
+    """The record_hash a stored record's fields give under its version's rule (None for
+    an unknown version): what an append checks of the head it extends."""
+    if record[12] == 2:
+        return hashlib.sha256(
+            _canonical_v2(
+                record[0],
+                record[1],
+                record[2],
+                record[13],
+                record[3],
+                record[14],
+                record[4],
+                record[5],
+                record[15],
+                record[6],
+                record[7],
+            )
+        ).hexdigest()
+    if record[12] == 1:
+        return hashlib.sha256(_canonical(*record[:8])).hexdigest()
+    return None
+
+
+def hash_fields(fields: Mapping[str, Any]) -> str:
+    """The record_hash of a record given as a mapping of its fields (an export line,
+    a dict of an Observation): the version-1 or version-2 rule by its record_version,
+    with ``decision`` as an object (canonicalized here)."""
+    if fields.get("record_version", 1) == 1:
+        return record_hash(**{name: fields[name] for name in HASHED_FIELDS})
+    values = {name: fields[name] for name in HASHED_FIELDS_V2 if name != "record_version"}
+    values["decision"] = canonical_decision(fields["decision"])
+    return record_hash_v2(**values)
+
+
+def canonical_decision(decision: Mapping[str, Any]) -> str:
+    """A decision object's canonical JSON text (keys sorted at every level, no spaces).
+
+    Its only float is ``confidence``, held to three decimals; for every such value in
+    [0, 1] orjson and ``json.dumps`` write the same shortest spelling (Python's repr:
+    ``0.85``, ``1.0``), which a test checks for all 1,001 of them. See docs/tracking.md.
+    """
+    return orjson.dumps(decision, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+
+
+def attachment_canonical(url: str | None, metadata: str | None) -> bytes:
+    """Canonical JSON of ``{metadata, url}``, ``metadata`` given as its canonical JSON text."""
+    return b"".join(
+        (
+            b'{"metadata":',
+            metadata.encode("utf-8") if metadata is not None else b"null",
+            b',"url":',
+            orjson.dumps(url),
+            b"}",
+        )
+    )
+
+
+def attachment_hash(url: str | None, metadata: str | None) -> str | None:
+    """SPEC 5a's attachment_hash: sha256 of canonical ``{metadata, url}``; None when both are."""
+    if url is None and metadata is None:
+        return None
+    return hashlib.sha256(attachment_canonical(url, metadata)).hexdigest()
+
+
 def text_hash(text: str) -> str:
     """The engine's content_hash of a text (lone surrogates kept, as the engine does)."""
     try:
@@ -227,6 +411,7 @@ class ChainVerifier:
         "_next_checkpoint",
         "_previous",
         "_reason",
+        "_version",
         "source_id",
     )
 
@@ -243,6 +428,7 @@ class ChainVerifier:
         self._previous = GENESIS_HASH
         self._broken = False
         self._reason: str | None = None
+        self._version = 1
         self._keys = keys
         # Pending checkpoints, highest seq first (popped from the end as the walk reaches them).
         self._checkpoints = sorted(checkpoints, key=lambda each: each.seq, reverse=True)
@@ -288,20 +474,10 @@ class ChainVerifier:
         """Check one record; False (and the chain is broken) when it does not fit."""
         if self._broken:
             return False
-        (
-            source_id,
-            seq,
-            observed_at,
-            content_hash,
-            harm_mechanism,
-            severity,
-            taxonomy_version,
-            prev_hash,
-            stored_hash,
-            text,
-            key_id,
-            signature,
-        ) = record
+        source_id = record[0]
+        seq = record[1]
+        prev_hash = record[7]
+        stored_hash = record[8]
         expected = self._checked + 1
         if seq != expected:
             if seq > expected:
@@ -322,31 +498,93 @@ class ChainVerifier:
             else:
                 self.fail(f"prev_hash of seq {seq} does not match the record_hash of seq {seq - 1}")
             return False
-        computed = hashlib.sha256(
-            _canonical(
-                source_id,
-                seq,
-                observed_at,
-                content_hash,
-                harm_mechanism,
-                severity,
-                taxonomy_version,
-                prev_hash,
+        version = record[12]
+        if version == 2:
+            computed = hashlib.sha256(
+                _canonical_v2(
+                    source_id,
+                    seq,
+                    record[2],
+                    record[13],
+                    record[3],
+                    record[14],
+                    record[4],
+                    record[5],
+                    record[15],
+                    record[6],
+                    prev_hash,
+                )
+            ).hexdigest()
+        elif version == 1 and self._version < 2:
+            if not self._plain_v1(record):
+                return False
+            computed = hashlib.sha256(
+                _canonical(
+                    source_id,
+                    seq,
+                    record[2],
+                    record[3],
+                    record[4],
+                    record[5],
+                    record[6],
+                    prev_hash,
+                )
+            ).hexdigest()
+        elif version == 1:
+            self.fail(
+                f"seq {seq} is a version-1 record after a version-2 one: "
+                "version-1 records were only written before version 2 existed"
             )
-        ).hexdigest()
+            return False
+        else:
+            self.fail(f"seq {seq} has record_version {version!r}, which is neither 1 nor 2")
+            return False
         if computed != stored_hash:
             self.fail(f"record_hash of seq {seq} does not match its fields")
             return False
-        if text is not None and text_hash(text) != content_hash:
+        text = record[9]
+        if text is not None and text_hash(text) != record[3]:
             self.fail(f"text of seq {seq} does not match its content_hash")
             return False
-        if self._keys is not None and not self._signed(seq, stored_hash, key_id, signature):
+        url = record[16]
+        metadata = record[17]
+        if (url is not None or metadata is not None) and attachment_hash(url, metadata) != record[
+            14
+        ]:
+            self.fail(f"url or metadata of seq {seq} does not match its attachment_hash")
             return False
+        if self._keys is not None and not self._signed(seq, stored_hash, record[10], record[11]):
+            return False
+        self._version = version
         self._previous = self._head
         self._head = stored_hash
         self._checked = expected
         if expected == self._next_checkpoint:
             return self._at_checkpoint(seq, stored_hash)
+        return True
+
+    def _plain_v1(self, record: ChainRecord) -> bool:
+        """A version-1 record carries no evidence its hash does not cover: its published_at
+        (what the profile orders by) is its observed_at, and it has no decision, url,
+        metadata or attachment_hash."""
+        seq = record[1]
+        if record[13] is not None and record[13] != record[2]:
+            self.fail(
+                f"published_at of seq {seq} differs from its observed_at, but a version-1 "
+                "record_hash does not cover it"
+            )
+            return False
+        if (
+            record[14] is not None
+            or record[15] is not None
+            or record[16] is not None
+            or (record[17] is not None)
+        ):
+            self.fail(
+                f"seq {seq} is a version-1 record but carries a decision, url, metadata or "
+                "attachment_hash, which a version-1 record_hash does not cover"
+            )
+            return False
         return True
 
     def _signed(
@@ -443,11 +681,14 @@ def record_from_json(value: object) -> ChainRecord:
     """An exported line's object as a ChainRecord, or MalformedLineError naming the field.
 
     Types are checked strictly (``true`` is not a seq) so that a value the
-    store could never have written cannot hash the same as one it did.
+    store could never have written cannot hash the same as one it did. A line
+    without ``record_version`` is a version-1 record (an export written before
+    version 2). ``decision`` must have exactly SPEC 5a's shape, so that its
+    canonical JSON is the same whichever conforming encoder writes it.
     """
     if not isinstance(value, dict):
         raise MalformedLineError("is not a JSON object")
-    missing = [name for name in OBSERVATION_FIELDS if name not in value and name != "text"]
+    missing = [name for name in V1_OBSERVATION_FIELDS if name not in value and name != "text"]
     if missing:
         raise MalformedLineError(f"lacks {', '.join(missing)}")
     for name in (*_STRING_FIELDS, "record_hash"):
@@ -456,30 +697,97 @@ def record_from_json(value: object) -> ChainRecord:
     for name in ("seq", "severity"):
         if type(value[name]) is not int:
             raise MalformedLineError(f"field {name} must be an integer")
-    mechanism = value["harm_mechanism"]
-    if mechanism is not None and type(mechanism) is not str:
-        raise MalformedLineError("field harm_mechanism must be a string or null")
-    text = value.get("text")
-    if text is not None and type(text) is not str:
-        raise MalformedLineError("field text must be a string or null")
-    for name in SIGNATURE_FIELDS:
-        signed = value.get(name)
-        if signed is not None and type(signed) is not str:
+    for name in ("harm_mechanism", "text", *SIGNATURE_FIELDS, "published_at", "url"):
+        field = value.get(name)
+        if field is not None and type(field) is not str:
             raise MalformedLineError(f"field {name} must be a string or null")
+    version = value.get("record_version", 1)
+    if type(version) is not int or version not in (1, 2):
+        raise MalformedLineError("field record_version must be 1 or 2")
+    attachment = value.get("attachment_hash")
+    if attachment is not None and type(attachment) is not str:
+        raise MalformedLineError("field attachment_hash must be a string or null")
+    metadata = value.get("metadata")
+    if metadata is not None and type(metadata) is not dict:
+        raise MalformedLineError("field metadata must be an object or null")
+    decision = value.get("decision")
+    if version == 2:
+        if type(value.get("published_at")) is not str:
+            raise MalformedLineError("field published_at must be a string")
+        decision_text: str | None = canonical_decision(_checked_decision(decision))
+    elif decision is not None:
+        raise MalformedLineError("field decision must be null on a version-1 record")
+    else:
+        decision_text = None
     return ChainRecord(
         value["source_id"],
         value["seq"],
         value["observed_at"],
         value["content_hash"],
-        mechanism,
+        value["harm_mechanism"],
         value["severity"],
         value["taxonomy_version"],
         value["prev_hash"],
         value["record_hash"],
-        text,
+        value.get("text"),
         value.get("key_id"),
         value.get("signature"),
+        version,
+        value.get("published_at"),
+        attachment,
+        decision_text,
+        value.get("url"),
+        None if metadata is None else canonical_metadata(metadata),
     )
+
+
+def canonical_metadata(metadata: Mapping[str, Any]) -> str:
+    """SPEC's canonical JSON of a metadata object, written by the standard library itself.
+
+    Appends accept only metadata that orjson writes the same way (see
+    ``store.evidence``), so the store's stored text equals this for every record it wrote.
+    """
+    return json.dumps(metadata, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _checked_decision(decision: object) -> dict[str, Any]:
+    """The decision object of an exported version-2 line, its shape checked field by field."""
+    if type(decision) is not dict:
+        raise MalformedLineError("field decision must be an object")
+    if set(decision) != set(DECISION_FIELDS):
+        raise MalformedLineError(f"field decision must have exactly {', '.join(DECISION_FIELDS)}")
+    for name in ("harm_category", "language"):
+        if type(decision[name]) is not str:
+            raise MalformedLineError(f"field decision.{name} must be a string")
+    for name in ("matched_pattern", "row_id", "taxonomy_digest"):
+        if decision[name] is not None and type(decision[name]) is not str:
+            raise MalformedLineError(f"field decision.{name} must be a string or null")
+    confidence = decision["confidence"]
+    if (
+        type(confidence) is not float
+        or not 0.0 <= confidence <= 1.0
+        or (round(confidence, 3) != confidence)
+    ):
+        raise MalformedLineError(
+            "field decision.confidence must be a number from 0.0 to 1.0 with 3 decimals"
+        )
+    spans = decision["spans"]
+    if type(spans) is not list or not all(
+        type(span) is list and len(span) == 2 and all(type(end) is int for end in span)
+        for span in spans
+    ):
+        raise MalformedLineError("field decision.spans must be a list of [start, end] integers")
+    suppressions = decision["suppressions"]
+    if type(suppressions) is not list or not all(
+        type(each) is dict
+        and set(each) == {"reason", "cue"}
+        and all(type(part) is str for part in each.values())
+        for each in suppressions
+    ):
+        raise MalformedLineError(
+            "field decision.suppressions must be a list of {reason, cue} strings"
+        )
+    return decision
 
 
 def _file_records(stream: IO[bytes], verifier: ChainVerifier) -> Iterator[ChainRecord]:

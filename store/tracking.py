@@ -22,13 +22,23 @@ on SQLite, two on PostgreSQL, and the caller's commit.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
 
 import orjson
-from sqlalchemy import ClauseElement, Connection, Select, Table, bindparam, func, select, update
+from sqlalchemy import (
+    ClauseElement,
+    Connection,
+    Select,
+    Table,
+    bindparam,
+    func,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
 from sqlalchemy.exc import DBAPIError
@@ -39,19 +49,25 @@ from engine.result import Classification
 from store.chain import (
     GENESIS_HASH,
     OBSERVATION_FIELDS,
+    RECORD_VERSION,
     SIGNATURE_FIELDS,
+    ChainRecord,
     ChainVerifier,
     VerifyResult,
+    attachment_hash,
+    canonical_decision,
     format_observed_at,
-    record_hash,
+    recompute_hash,
+    record_hash_v2,
     text_hash,
 )
-from store.errors import InvalidTextError, UnknownSource
+from store.errors import InvalidTextError, StoreError, UnknownSource
+from store.evidence import NO_EVIDENCE, Evidence, decision_of
 from store.models import ObservationRow, SourceProfileRow
 from store.profile_check import ProfileCheck
 from store.signing import KeyRing, SigningKey
 from store.source_id import validate_source_id
-from store.trend import NONE_LABEL, TrackingRules, rolling_average
+from store.trend import NONE_LABEL, Replay, TrackingRules, rolling_average, severity_counts
 
 if TYPE_CHECKING:
     from store.checkpoints import Checkpoint
@@ -77,12 +93,37 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "first_observed_at",
     "last_observed_at",
     "head_hash",
+    "peak_severity",
+    "severity_counts",
+    "last_escalation_at",
 )
+# The observation fields stored as canonical JSON text and handed out as objects.
+_JSON_FIELDS = frozenset({"metadata", "decision", "redacted"})
+
+
+class TamperedHeadError(StoreError):
+    """The record an append would extend no longer matches its hash (HTTP 409, exit 2).
+
+    Extending it would bury the alteration under a valid-looking record; the
+    chain has to be examined (``track verify``) before anything is appended.
+    """
+
+    def __init__(self, source_id: str, seq: int, reason: str) -> None:
+        super().__init__(
+            f"source {source_id!r}: the head record (seq {seq}) {reason}; nothing was "
+            "appended. Run 'harmwatch track verify' on this source"
+        )
+        self.source_id = source_id
+        self.seq = seq
 
 
 @dataclass(frozen=True, slots=True)
 class Observation:
-    """One record of a chain, with every field of SPEC section 5 (text None when not kept)."""
+    """One record of a chain with every field of SPEC 5 and 5a (text None when not kept).
+
+    A version-1 record (written before record version 2) has ``record_version``
+    1, ``published_at`` equal to its ``observed_at`` and null evidence fields.
+    """
 
     source_id: str
     seq: int
@@ -94,6 +135,13 @@ class Observation:
     taxonomy_version: str
     prev_hash: str
     record_hash: str
+    record_version: int = 1
+    published_at: str = ""
+    url: str | None = None
+    metadata: dict[str, Any] | None = None
+    attachment_hash: str | None = None
+    decision: dict[str, Any] | None = None
+    redacted: dict[str, Any] | None = None
     key_id: str | None = None
     signature: str | None = None
 
@@ -105,10 +153,34 @@ class Observation:
             fields["signature"] = self.signature
         return fields
 
+    def to_row(self) -> dict[str, Any]:
+        """The record as the observations table holds it: every column, the JSON fields
+        as their canonical JSON text (what was hashed, for ``decision``)."""
+        row = {name: getattr(self, name) for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)}
+        for name in _JSON_FIELDS:
+            value = row[name]
+            if value is not None:
+                row[name] = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+        return row
+
+
+def _observation(row: Any) -> Observation:
+    """An Observation from a row of ``_OBSERVATION_COLUMNS`` (JSON columns parsed)."""
+    values = list(row)
+    for index in _JSON_POSITIONS:
+        if values[index] is not None:
+            values[index] = orjson.loads(values[index])
+    return Observation(*values)
+
 
 @dataclass(frozen=True, slots=True)
 class SourceProfile:
-    """A source's standing (SPEC section 5 field names), as of its latest append."""
+    """A source's standing (SPEC 5 and 5a field names), read in publication order.
+
+    ``severity_counts`` maps each severity (as a string) to the number of the
+    window's observations at it; ``last_escalation_at`` is the publication
+    time of the latest observation at which the risk level rose (None: never).
+    """
 
     source_id: str
     observation_count: int
@@ -121,9 +193,21 @@ class SourceProfile:
     first_observed_at: str
     last_observed_at: str
     head_hash: str
+    peak_severity: int = 0
+    severity_counts: dict[str, int] = field(default_factory=dict)
+    last_escalation_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in PROFILE_FIELDS}
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One text to append: its classification, the text (kept with store_text) and evidence."""
+
+    classification: Classification
+    text: str | None
+    evidence: Evidence = NO_EVIDENCE
 
 
 # -- statements -------------------------------------------------------------------------
@@ -179,11 +263,29 @@ class _DriverStatement:
         finally:
             cursor.close()
 
-    def _run(self, conn: Connection, cursor: DBAPICursor, params: dict[str, Any]) -> DBAPICursor:
+    def execute_many(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        """The statement once per row in one driver call (a chunk of an ingest)."""
         dialect = conn.dialect
-        sql, bound = self._bind(dialect, params)
+        cursor = conn.connection.cursor()
         try:
-            cursor.execute(sql, bound)
+            sql, _ = self._bind(dialect, rows[0])
+            self._call(conn, cursor, sql, [self._bind(dialect, row)[1] for row in rows], many=True)
+        finally:
+            cursor.close()
+
+    def _run(self, conn: Connection, cursor: DBAPICursor, params: dict[str, Any]) -> DBAPICursor:
+        sql, bound = self._bind(conn.dialect, params)
+        self._call(conn, cursor, sql, bound, many=False)
+        return cursor
+
+    @staticmethod
+    def _call(conn: Connection, cursor: DBAPICursor, sql: str, bound: Any, *, many: bool) -> None:
+        dialect = conn.dialect
+        try:
+            if many:
+                cursor.executemany(sql, bound)
+            else:
+                cursor.execute(sql, bound)
         except dialect.loaded_dbapi.Error as exc:
             # What Connection.execute would do: SQLAlchemy's exception classes (so a
             # locked or lost database is an OperationalError like everywhere else),
@@ -193,7 +295,6 @@ class _DriverStatement:
             raise DBAPIError.instance(
                 sql, bound, exc, dialect.loaded_dbapi.Error, dialect=dialect
             ) from exc
-        return cursor
 
 
 _PROFILE_COLUMNS = (
@@ -208,9 +309,17 @@ _PROFILE_COLUMNS = (
     profiles.c.first_observed_at,
     profiles.c.last_observed_at,
     profiles.c.head_hash,
+    profiles.c.peak_severity,
+    profiles.c.severity_counts,
+    profiles.c.last_escalation_at,
 )
 _OBSERVATION_COLUMNS = tuple(
     observations.c[name] for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)
+)
+_JSON_POSITIONS = tuple(
+    index
+    for index, name in enumerate((*OBSERVATION_FIELDS, *SIGNATURE_FIELDS))
+    if name in _JSON_FIELDS
 )
 # ChainRecord's field order.
 _CHAIN_COLUMNS = (
@@ -226,10 +335,16 @@ _CHAIN_COLUMNS = (
     observations.c.text,
     observations.c.key_id,
     observations.c.signature,
+    observations.c.record_version,
+    observations.c.published_at,
+    observations.c.attachment_hash,
+    observations.c.decision,
+    observations.c.url,
+    observations.c["metadata"],
 )
 
 # A new source starts as an empty profile; the upsert's no-op update on an existing
-# one is what takes the row lock, and RETURNING hands back the head it guards.
+# one is what takes the row lock, and RETURNING hands back the profile it guards.
 _PLACEHOLDER = {
     "source_id": bindparam("sid"),
     "observation_count": 0,
@@ -245,13 +360,51 @@ _PLACEHOLDER = {
     "last_observed_at": "",
     "head_hash": GENESIS_HASH,
     "recent_severities": "",
+    "peak_severity": 0,
+    "severity_counts": "{}",
+    "last_escalation_at": None,
+    "last_escalation_seq": None,
 }
+# What an append reads of the profile it locks, in ``_Locked``'s order.
 _LOCK_RETURNING = (
     profiles.c.observation_count,
     profiles.c.head_hash,
     profiles.c.first_observed_at,
+    profiles.c.last_observed_at,
     profiles.c.recent_severities,
+    profiles.c.risk_rank,
+    profiles.c.peak_severity,
+    profiles.c.last_escalation_at,
+    profiles.c.last_escalation_seq,
+    profiles.c.current_severity,
+    profiles.c.current_severity_label,
+    profiles.c.rolling_average_severity,
+    profiles.c.trend,
+    profiles.c.risk_level,
+    profiles.c.severity_counts,
 )
+
+
+class _Locked(NamedTuple):
+    """The locked profile row as an append reads it (``_LOCK_RETURNING``)."""
+
+    total: int
+    head: str
+    first: str
+    last: str
+    recent: str
+    rank: int
+    peak: int
+    escalation_at: str | None
+    escalation_seq: int | None
+    current: int
+    label: str
+    average: float
+    trend: str
+    risk: str
+    counts: str
+
+
 _LOCK_PROFILE = {
     name: _DriverStatement(
         dialect.insert(profiles)
@@ -264,11 +417,73 @@ _LOCK_PROFILE = {
     )
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }
+# The record an append extends, re-hashed before anything is written (SPEC 5a).
+_HEAD = _DriverStatement(
+    select(*_CHAIN_COLUMNS).where(
+        observations.c.source_id == bindparam("sid"), observations.c.seq == bindparam("seq")
+    )
+)
+_publication_key = tuple_(observations.c.published_at, observations.c.seq)
 _WINDOW_TAIL = (
     select(observations.c.severity)
     .where(observations.c.source_id == bindparam("sid"))
-    .order_by(observations.c.seq.desc())
+    .order_by(observations.c.published_at.desc(), observations.c.seq.desc())
     .limit(bindparam("n"))
+)
+# A backfill's replay (see ``_backfilled``): what lies before, in and after the region
+# of publication order whose windows the new records change. All read through the
+# (source_id, published_at, seq, severity) index.
+_REPLAY_COLUMNS = (
+    observations.c.published_at,
+    observations.c.seq,
+    observations.c.severity,
+    observations.c.harm_mechanism,
+)
+_BEFORE = (
+    select(*_REPLAY_COLUMNS)
+    .where(
+        observations.c.source_id == bindparam("sid"),
+        _publication_key < tuple_(bindparam("at"), bindparam("seq")),
+    )
+    .order_by(observations.c.published_at.desc(), observations.c.seq.desc())
+    .limit(bindparam("n"))
+)
+_REGION = (
+    select(*_REPLAY_COLUMNS)
+    .where(
+        observations.c.source_id == bindparam("sid"),
+        _publication_key >= tuple_(bindparam("at"), bindparam("seq")),
+        _publication_key <= tuple_(bindparam("to_at"), bindparam("to_seq")),
+    )
+    .order_by(observations.c.published_at, observations.c.seq)
+)
+_AFTER = (
+    select(*_REPLAY_COLUMNS)
+    .where(
+        observations.c.source_id == bindparam("sid"),
+        _publication_key > tuple_(bindparam("at"), bindparam("seq")),
+    )
+    .order_by(observations.c.published_at, observations.c.seq)
+    .limit(bindparam("n"))
+)
+_UP_TO = (
+    select(observations.c.published_at, observations.c.seq, observations.c.severity)
+    .where(
+        observations.c.source_id == bindparam("sid"),
+        _publication_key < tuple_(bindparam("at"), bindparam("seq")),
+    )
+    .order_by(observations.c.published_at, observations.c.seq)
+)
+# Verify's second pass, for a chain whose publication order is not its seq order.
+PUBLICATION_ORDER = (
+    select(
+        observations.c.published_at,
+        observations.c.seq,
+        observations.c.severity,
+        observations.c.harm_mechanism,
+    )
+    .where(observations.c.source_id == bindparam("sid"), observations.c.seq <= bindparam("n"))
+    .order_by(observations.c.published_at, observations.c.seq)
 )
 _INSERT_OBSERVATION = observations.insert().values(
     {name: bindparam(name) for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)}
@@ -289,6 +504,10 @@ _UPDATE_PROFILE = (
         last_observed_at=bindparam("last"),
         head_hash=bindparam("head"),
         recent_severities=bindparam("recent"),
+        peak_severity=bindparam("peak"),
+        severity_counts=bindparam("counts"),
+        last_escalation_at=bindparam("escalation_at"),
+        last_escalation_seq=bindparam("escalation_seq"),
     )
 )
 # The new record and the profile it moves forward. PostgreSQL takes both in one
@@ -299,6 +518,9 @@ _SAVE = {
     ),
     "sqlite": (_DriverStatement(_INSERT_OBSERVATION), _DriverStatement(_UPDATE_PROFILE)),
 }
+# A chunk of records: one executemany of the insert, then one profile update.
+_INSERT_MANY = _DriverStatement(_INSERT_OBSERVATION)
+_UPDATE_ONCE = _DriverStatement(_UPDATE_PROFILE)
 _GET_PROFILE = select(*_PROFILE_COLUMNS).where(profiles.c.source_id == bindparam("sid"))
 _LISTING_ORDER = (
     profiles.c.current_severity.desc(),
@@ -362,9 +584,9 @@ _EXPORT = (
     .order_by(observations.c.seq)
 )
 # The profile row's listing columns, which verify recomputes like the SPEC fields.
-_INTERNAL = select(profiles.c.risk_rank, profiles.c.recent_severities).where(
-    profiles.c.source_id == bindparam("sid")
-)
+_INTERNAL = select(
+    profiles.c.risk_rank, profiles.c.recent_severities, profiles.c.last_escalation_seq
+).where(profiles.c.source_id == bindparam("sid"))
 _ALL_SOURCE_IDS = select(profiles.c.source_id).order_by(profiles.c.source_id)
 _BETWEEN = (
     select(*_OBSERVATION_COLUMNS)
@@ -396,7 +618,9 @@ def _connection(session: SessionLike) -> Connection:
 
 
 def _profile(row: Any) -> SourceProfile:
-    return SourceProfile(*row)
+    values = list(row)
+    values[12] = orjson.loads(values[12]) if values[12] else {}
+    return SourceProfile(*values)
 
 
 # -- append -----------------------------------------------------------------------------
@@ -412,6 +636,8 @@ def append(
     session: SessionLike,
     observed_at: datetime | None = None,
     signer: SigningKey | None = None,
+    evidence: Evidence = NO_EVIDENCE,
+    taxonomy_digest: str | None = None,
 ) -> tuple[Observation, SourceProfile]:
     """Add one classified text to the source's chain and update its profile, uncommitted.
 
@@ -423,6 +649,13 @@ def append(
     ``observed_at`` defaults to now, read after the source's lock is held so
     that the chain's timestamps follow its order on any one clock.
 
+    The record is version 2 (SPEC 5a): ``evidence`` (``store.evidence.make_evidence``)
+    gives its published_at (default: observed_at), url and metadata; the decision
+    evidence comes from the classification, with ``taxonomy_digest`` (the
+    classifier's ``taxonomy.digest``; null when a library caller has none).
+    Before anything is written the head record is re-hashed: ``TamperedHeadError``
+    when it no longer matches.
+
     On SQLite, begin the transaction with ``Store.transaction(write=True)`` or
     ``Writer.transaction()`` (BEGIN IMMEDIATE), or make the append the
     transaction's first statement.
@@ -431,7 +664,153 @@ def append(
     signature of its record_hash, so a writer without the key cannot append
     or rewrite unnoticed.
     """
+    written, profile = append_many(
+        source_id,
+        [Entry(classification, text, evidence)],
+        store_text=store_text,
+        rules=rules,
+        session=session,
+        observed_at=observed_at,
+        signer=signer,
+        taxonomy_digest=taxonomy_digest,
+    )
+    return written[0], profile
+
+
+def append_many(
+    source_id: str,
+    entries: Sequence[Entry],
+    *,
+    store_text: bool,
+    rules: TrackingRules,
+    session: SessionLike,
+    observed_at: datetime | None = None,
+    signer: SigningKey | None = None,
+    taxonomy_digest: str | None = None,
+) -> tuple[list[Observation], SourceProfile]:
+    """Append several records of one source under one lock, and update its profile once.
+
+    What a bulk ingest does per chunk: the records take consecutive seqs in the
+    order given (the chain is append order) while the profile places each by
+    its published_at. Everything ``append`` says holds; either every record of
+    the chunk is written (when the caller commits) or none is.
+    """
     validate_source_id(source_id)
+    if not entries:
+        raise ValueError("append_many needs at least one entry")
+    prepared = [_prepared(entry, store_text, taxonomy_digest) for entry in entries]
+    conn = _connection(session)
+    window = rules.window
+    cursor = _LOCK_PROFILE[conn.dialect.name].execute(
+        conn, {"sid": source_id, "window": window, "risk": rules.risk_levels[0]}
+    )
+    row = cursor.fetchone()
+    cursor.close()
+    if row is None:  # pragma: no cover - an upsert's RETURNING always yields its row
+        raise RuntimeError(f"the profile of {source_id!r} was neither inserted nor locked")
+    locked = _Locked(*row)
+    if locked.total:
+        _check_head(conn, source_id, locked)
+    stamp = format_observed_at(observed_at or datetime.now(UTC))
+    prev_hash = locked.head
+    written: list[Observation] = []
+    rows: list[dict[str, Any]] = []
+    for offset, (entry, (stored_text, mechanism, severity, decision)) in enumerate(
+        zip(entries, prepared, strict=True), start=1
+    ):
+        classification = entry.classification
+        evidence = entry.evidence
+        seq = locked.total + offset
+        published = evidence.published_at or stamp
+        attached = attachment_hash(evidence.url, evidence.metadata)
+        decision_text = canonical_decision(decision)
+        head = record_hash_v2(
+            source_id=source_id,
+            seq=seq,
+            observed_at=stamp,
+            published_at=published,
+            content_hash=classification.content_hash,
+            attachment_hash=attached,
+            harm_mechanism=mechanism,
+            severity=severity,
+            decision=decision_text,
+            taxonomy_version=classification.taxonomy_version,
+            prev_hash=prev_hash,
+        )
+        key_id = signer.key_id if signer is not None else None
+        signature = signer.sign(head.encode("utf-8")) if signer is not None else None
+        written.append(
+            Observation(
+                source_id=source_id,
+                seq=seq,
+                observed_at=stamp,
+                text=stored_text,
+                content_hash=classification.content_hash,
+                harm_mechanism=mechanism,
+                severity=severity,
+                taxonomy_version=classification.taxonomy_version,
+                prev_hash=prev_hash,
+                record_hash=head,
+                record_version=RECORD_VERSION,
+                published_at=published,
+                url=evidence.url,
+                metadata=None if evidence.metadata is None else orjson.loads(evidence.metadata),
+                attachment_hash=attached,
+                decision=decision,
+                key_id=key_id,
+                signature=signature,
+            )
+        )
+        rows.append(
+            {
+                "source_id": source_id,
+                "seq": seq,
+                "observed_at": stamp,
+                "text": stored_text,
+                "content_hash": classification.content_hash,
+                "harm_mechanism": mechanism,
+                "severity": severity,
+                "taxonomy_version": classification.taxonomy_version,
+                "prev_hash": prev_hash,
+                "record_hash": head,
+                "record_version": RECORD_VERSION,
+                "published_at": published,
+                "url": evidence.url,
+                "metadata": evidence.metadata,
+                "attachment_hash": attached,
+                "decision": decision_text,
+                "redacted": None,
+                "key_id": key_id,
+                "signature": signature,
+            }
+        )
+        prev_hash = head
+    forward = locked.total == 0 or min(each.published_at for each in written) >= locked.last
+    if forward:
+        profile, params = _forward_profile(conn, source_id, locked, written, rules)
+        if len(rows) == 1:
+            # One record: PostgreSQL writes it and the profile in one statement.
+            for statement in _SAVE[conn.dialect.name]:
+                statement.execute(conn, {**rows[0], **params}).close()
+            return written, profile
+        _INSERT_MANY.execute_many(conn, rows)
+    else:
+        if len(rows) == 1:
+            _INSERT_MANY.execute(conn, rows[0]).close()
+        else:
+            _INSERT_MANY.execute_many(conn, rows)
+        profile, params = _backfilled_profile(conn, source_id, locked, written, rules)
+    _UPDATE_ONCE.execute(conn, params).close()
+    return written, profile
+
+
+def _prepared(
+    entry: Entry, store_text: bool, taxonomy_digest: str | None
+) -> tuple[str | None, str | None, int, dict[str, Any]]:
+    """``(stored text, harm_mechanism, severity, decision)`` of an entry, checked first
+    (before any lock is taken), so that a bad entry is refused with nothing written."""
+    classification = entry.classification
+    text = entry.text
     stored_text: str | None = None
     if store_text and text is not None:
         try:
@@ -445,95 +824,211 @@ def append(
             raise ValueError("text is not the text that was classified (content_hash differs)")
         stored_text = text
     if classification.is_harmful and classification.harm_mechanism is not None:
-        mechanism: str | None = classification.harm_mechanism
-        severity = classification.severity
-    else:
-        mechanism, severity = None, 0
-    conn = _connection(session)
-    window = rules.window
-    cursor = _LOCK_PROFILE[conn.dialect.name].execute(
-        conn, {"sid": source_id, "window": window, "risk": rules.risk_levels[0]}
-    )
+        return (
+            stored_text,
+            classification.harm_mechanism,
+            classification.severity,
+            decision_of(classification, taxonomy_digest),
+        )
+    return stored_text, None, 0, decision_of(classification, taxonomy_digest)
+
+
+def _check_head(conn: Connection, source_id: str, locked: _Locked) -> None:
+    """Re-hash the record an append is about to extend (one primary-key read): refuse to
+    build on a head whose fields were altered, or that is not the profile's head."""
+    cursor = _HEAD.execute(conn, {"sid": source_id, "seq": locked.total})
     row = cursor.fetchone()
     cursor.close()
-    if row is None:  # pragma: no cover - an upsert's RETURNING always yields its row
-        raise RuntimeError(f"the profile of {source_id!r} was neither inserted nor locked")
-    count, prev_hash, first_observed_at, recent = row
-    seq = count + 1
-    stamp = format_observed_at(observed_at or datetime.now(UTC))
-    if count == 0:
-        first_observed_at = stamp
-    severities = _window(conn, source_id, count, recent, window)
-    severities.append(severity)
-    head = record_hash(
-        source_id=source_id,
-        seq=seq,
-        observed_at=stamp,
-        content_hash=classification.content_hash,
-        harm_mechanism=mechanism,
-        severity=severity,
-        taxonomy_version=classification.taxonomy_version,
-        prev_hash=prev_hash,
-    )
-    observation = Observation(
-        source_id=source_id,
-        seq=seq,
-        observed_at=stamp,
-        text=stored_text,
-        content_hash=classification.content_hash,
-        harm_mechanism=mechanism,
-        severity=severity,
-        taxonomy_version=classification.taxonomy_version,
-        prev_hash=prev_hash,
-        record_hash=head,
-        key_id=signer.key_id if signer is not None else None,
-        signature=signer.sign(head.encode("utf-8")) if signer is not None else None,
-    )
+    if row is None:
+        raise TamperedHeadError(source_id, locked.total, "is missing")
+    record = ChainRecord(*row)
+    if record.record_hash != locked.head:
+        raise TamperedHeadError(source_id, locked.total, "does not carry the profile's head_hash")
+    if recompute_hash(record) != record.record_hash:
+        raise TamperedHeadError(
+            source_id,
+            locked.total,
+            "no longer matches its record_hash: its fields were altered after it was written",
+        )
+
+
+def _profile_params(
+    source_id: str,
+    profile: SourceProfile,
+    rules: TrackingRules,
+    severities: Sequence[int],
+    escalation_seq: int | None,
+) -> dict[str, Any]:
+    return {
+        "sid": source_id,
+        "count": profile.observation_count,
+        "current": profile.current_severity,
+        "label": profile.current_severity_label,
+        "average": profile.rolling_average_severity,
+        "window": profile.window,
+        "trend": profile.trend,
+        "risk": profile.risk_level,
+        "rank": rules.rank(profile.risk_level),
+        "first": profile.first_observed_at,
+        "last": profile.last_observed_at,
+        "head": profile.head_hash,
+        "recent": ",".join(map(str, severities)),
+        "peak": profile.peak_severity,
+        "counts": orjson.dumps(profile.severity_counts).decode(),
+        "escalation_at": profile.last_escalation_at,
+        "escalation_seq": escalation_seq,
+    }
+
+
+def _old_escalation(locked: _Locked) -> tuple[str, int] | None:
+    if locked.escalation_at is None or locked.escalation_seq is None:
+        return None
+    return locked.escalation_at, locked.escalation_seq
+
+
+def _forward_profile(
+    conn: Connection,
+    source_id: str,
+    locked: _Locked,
+    written: list[Observation],
+    rules: TrackingRules,
+) -> tuple[SourceProfile, dict[str, Any]]:
+    """The profile when every new record is published at or after the source's latest:
+    the replay continues from the stored window and risk, reading nothing more."""
+    window = rules.window
+    held = _window(conn, source_id, locked.total, locked.recent, window)
+    replay = Replay(rules, held, locked.rank if locked.total else 0)
+    replay.escalation = _old_escalation(locked)
+    ordered = sorted(written, key=lambda each: (each.published_at, each.seq))
+    for each in ordered:
+        replay.step(each.published_at, each.seq, each.severity)
+    latest = ordered[-1]
+    severities = list(replay.recent)
     trend = rules.trend(severities)
-    risk = rules.risk(severity, trend)
+    risk = rules.risk(latest.severity, trend)
+    escalation = replay.escalation
     profile = SourceProfile(
         source_id=source_id,
-        observation_count=seq,
-        current_severity=severity,
-        current_severity_label=rules.label(mechanism, severity),
+        observation_count=written[-1].seq,
+        current_severity=latest.severity,
+        current_severity_label=rules.label(latest.harm_mechanism, latest.severity),
         rolling_average_severity=rolling_average(severities),
         window=window,
         trend=trend,
         risk_level=risk,
-        first_observed_at=first_observed_at,
-        last_observed_at=stamp,
-        head_hash=head,
+        first_observed_at=locked.first if locked.total else ordered[0].published_at,
+        last_observed_at=latest.published_at,
+        head_hash=written[-1].record_hash,
+        peak_severity=max(locked.peak, *(each.severity for each in written)),
+        severity_counts=severity_counts(severities, rules.risk_by_severity),
+        last_escalation_at=escalation[0] if escalation else None,
     )
-    params = observation.to_dict()
-    params.update(
-        key_id=observation.key_id,
-        signature=observation.signature,
-        sid=source_id,
-        count=seq,
-        current=severity,
-        label=profile.current_severity_label,
-        average=profile.rolling_average_severity,
+    return profile, _profile_params(
+        source_id, profile, rules, severities, escalation[1] if escalation else None
+    )
+
+
+def _backfilled_profile(
+    conn: Connection,
+    source_id: str,
+    locked: _Locked,
+    written: list[Observation],
+    rules: TrackingRules,
+) -> tuple[SourceProfile, dict[str, Any]]:
+    """The profile after records published before the source's latest (already inserted).
+
+    Only the steps whose window holds a new record change: from the earliest new
+    record (key ``low``) to ``window`` records past the latest one (``high``).
+    That region is replayed from the ``window`` records before it, read through
+    the publication index, so a backfill costs O(window + the records published
+    between its earliest and latest), not the chain's length. Beyond the
+    region every window, and so every risk, is as before: the stored current
+    fields stand unless the region reaches the end of the chain, and the stored
+    last escalation stands if it lies beyond the region. Only when it lay inside
+    the region and the replay finds none there is the part before the region
+    replayed in full to find the previous one.
+    """
+    window = rules.window
+    keys = sorted((each.published_at, each.seq) for each in written)
+    low, high = keys[0], keys[-1]
+    sid = source_id
+    before = conn.execute(_BEFORE, {"sid": sid, "at": low[0], "seq": low[1], "n": window}).all()[
+        ::-1
+    ]
+    held = [int(each[2]) for each in before]
+    rank = rules.rank(rules.risk(held[-1], rules.trend(held))) if held else 0
+    region = conn.execute(
+        _REGION, {"sid": sid, "at": low[0], "seq": low[1], "to_at": high[0], "to_seq": high[1]}
+    ).all()
+    after = conn.execute(_AFTER, {"sid": sid, "at": high[0], "seq": high[1], "n": window + 1}).all()
+    replay = Replay(rules, held, rank)
+    for published_at, seq, severity, _ in (*region, *after):
+        replay.step(published_at, seq, int(severity))
+    last_row = after[-1] if after else region[-1]
+    last_key = (last_row[0], last_row[1])
+    old = _old_escalation(locked)
+    if old is not None and old > last_key:
+        escalation: tuple[str, int] | None = old
+    elif replay.escalation is not None:
+        escalation = replay.escalation
+    elif old is None or old < low:
+        escalation = old
+    else:
+        escalation = _escalation_before(conn, sid, low, rules)
+    reached_end = len(after) <= window
+    if reached_end:
+        severities = list(replay.recent)
+        current = int(last_row[2])
+        trend_now = rules.trend(severities)
+        trend: str = trend_now
+        risk = rules.risk(current, trend_now)
+        label = rules.label(last_row[3], current)
+        last = last_row[0]
+    else:
+        severities = [int(value) for value in locked.recent.split(",")] if locked.recent else []
+        current, trend, risk, label = locked.current, locked.trend, locked.risk, locked.label
+        last = locked.last
+    profile = SourceProfile(
+        source_id=source_id,
+        observation_count=written[-1].seq,
+        current_severity=current,
+        current_severity_label=label,
+        rolling_average_severity=rolling_average(severities),
         window=window,
         trend=trend,
-        risk=risk,
-        rank=rules.rank(risk),
-        first=first_observed_at,
-        last=stamp,
-        head=head,
-        recent=",".join(map(str, severities)),
+        risk_level=risk,
+        first_observed_at=min(locked.first, low[0]),
+        last_observed_at=last,
+        head_hash=written[-1].record_hash,
+        peak_severity=max(locked.peak, *(each.severity for each in written)),
+        severity_counts=severity_counts(severities, rules.risk_by_severity),
+        last_escalation_at=escalation[0] if escalation else None,
     )
-    for statement in _SAVE[conn.dialect.name]:
-        statement.execute(conn, params).close()
-    return observation, profile
+    return profile, _profile_params(
+        source_id, profile, rules, severities, escalation[1] if escalation else None
+    )
+
+
+def _escalation_before(
+    conn: Connection, source_id: str, key: tuple[str, int], rules: TrackingRules
+) -> tuple[str, int] | None:
+    """The latest escalation among the records published before ``key``: their windows
+    and risks are unchanged, but where the last of them rose is stored nowhere."""
+    replay = Replay(rules)
+    for published_at, seq, severity in conn.execute(
+        _UP_TO, {"sid": source_id, "at": key[0], "seq": key[1]}
+    ):
+        replay.step(published_at, seq, int(severity))
+    return replay.escalation
 
 
 def _window(conn: Connection, source_id: str, count: int, recent: str, window: int) -> list[int]:
-    """The latest ``window - 1`` severities before this append, oldest first.
+    """The latest ``window`` severities by publication order, oldest first.
 
     They come from the profile row; only when the window setting has grown
     past what the row holds are they read from the chain itself.
     """
-    wanted = min(count, window - 1)
+    wanted = min(count, window)
     if wanted <= 0:
         return []
     held = [int(value) for value in recent.split(",")] if recent else []
@@ -639,7 +1134,7 @@ def latest_observations(
         raise ValueError(f"limit must be 1 to {MAX_LIMIT}, not {limit}")
     get_profile(source_id, session=session)
     rows = _connection(session).execute(_LATEST, {"sid": source_id, "limit": limit})
-    return [Observation(*row) for row in rows]
+    return [_observation(row) for row in rows]
 
 
 def iter_chain(source_id: str, *, session: SessionLike) -> Iterator[Observation]:
@@ -647,7 +1142,7 @@ def iter_chain(source_id: str, *, session: SessionLike) -> Iterator[Observation]
     get_profile(source_id, session=session)
     conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     for row in conn.execute(_EXPORT, {"sid": source_id}):
-        yield Observation(*row)
+        yield _observation(row)
 
 
 def export_chain(source_id: str, stream: IO[bytes], *, session: SessionLike) -> int:
@@ -656,7 +1151,7 @@ def export_chain(source_id: str, stream: IO[bytes], *, session: SessionLike) -> 
     conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     written = 0
     for row in conn.execute(_EXPORT, {"sid": source_id}):
-        stream.write(orjson.dumps(Observation(*row).to_dict()) + b"\n")
+        stream.write(orjson.dumps(_observation(row).to_dict()) + b"\n")
         written += 1
     return written
 
@@ -692,6 +1187,10 @@ def verify_source(
     feed = verifier.feed
     recomputed = ProfileCheck(rules)
     add = recomputed.add
+    # The profile follows publication order; while the chain's published_at never goes
+    # back (no backfill), that is seq order and the profile is checked in this same walk.
+    in_order = True
+    latest = ""
     rows = _CHAIN.stream(_connection(session), {"sid": source_id})
     try:
         for row in rows:
@@ -703,11 +1202,19 @@ def verify_source(
                 break
             if not feed(row):
                 break
-            add(row[2], row[4], row[5])
+            if in_order:
+                published_at = row[13]
+                if published_at < latest:
+                    in_order = False
+                else:
+                    latest = published_at
+                    add(published_at, row[1], row[4], row[5])
             if progress is not None and verifier.checked % STREAM_BATCH == 0:
                 progress(verifier.checked, expected)
     finally:
         rows.close()  # stopping early must not leave a server-side cursor open
+    if not in_order and not verifier.broken:
+        recomputed = _in_publication_order(_connection(session), source_id, expected, rules)
     if progress is not None:
         progress(verifier.checked, expected)
     if not verifier.broken:
@@ -730,6 +1237,20 @@ def verify_source(
     return verifier.result()
 
 
+def _in_publication_order(
+    conn: Connection, source_id: str, count: int, rules: TrackingRules | None
+) -> ProfileCheck:
+    """The profile check fed the verified records in publication order (a second
+    streaming read through the publication index, up to the verified seq)."""
+    check = ProfileCheck(rules)
+    add = check.add
+    for published_at, seq, severity, mechanism in conn.execution_options(
+        yield_per=STREAM_BATCH
+    ).execute(PUBLICATION_ORDER, {"sid": source_id, "n": count}):
+        add(published_at, seq, mechanism, int(severity))
+    return check
+
+
 def observations_between(
     source_id: str, first_seq: int, last_seq: int, *, session: SessionLike
 ) -> list[Observation]:
@@ -744,7 +1265,7 @@ def observations_between(
     rows = _connection(session).execute(
         _BETWEEN, {"sid": source_id, "first": first_seq, "last": last_seq}
     )
-    return [Observation(*row) for row in rows]
+    return [_observation(row) for row in rows]
 
 
 def severity_series(source_id: str, *, session: SessionLike) -> Iterator[tuple[int, str, int]]:

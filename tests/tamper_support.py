@@ -8,12 +8,14 @@ could show.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import orjson
 from sqlalchemy import text
 
-from store import Store, TrackingRules, record_hash
-from store.chain import GENESIS_HASH, HASHED_FIELDS
+from store import Store, TrackingRules
+from store.chain import GENESIS_HASH, hash_fields
 from store.profile_check import ProfileCheck
 from store.signing import SigningKey
 
@@ -52,13 +54,17 @@ def rewrite(
     rebuilt = []
     for seq, record in enumerate(records, 1):
         record = {**record, "seq": seq, "prev_hash": prev}
-        record["record_hash"] = record_hash(**{name: record[name] for name in HASHED_FIELDS})
+        decision = record.get("decision")
+        record["record_hash"] = hash_fields(
+            {**record, "decision": json.loads(decision) if decision is not None else None}
+        )
         if signer is not None:
             record["key_id"] = signer.key_id
             record["signature"] = signer.sign(record["record_hash"].encode())
         elif not keep_signatures:
             record["key_id"] = record["signature"] = None
-        check.add(record["observed_at"], record["harm_mechanism"], record["severity"])
+        # The records are in publication order (no backfill in the chains tampered with).
+        check.add(record["published_at"], seq, record["harm_mechanism"], record["severity"])
         rebuilt.append(record)
         prev = record["record_hash"]
     profile = dict(check.expected())
@@ -81,7 +87,15 @@ def rewrite(
                 "rolling_average_severity = :rolling_average_severity, window_size = :window, "
                 "trend = :trend, risk_level = :risk_level, risk_rank = :risk_rank, "
                 "first_observed_at = :first_observed_at, last_observed_at = :last_observed_at, "
-                "recent_severities = :recent_severities WHERE source_id = :s"
+                "recent_severities = :recent_severities, peak_severity = :peak_severity, "
+                "severity_counts = :counts, last_escalation_at = :last_escalation_at, "
+                "last_escalation_seq = :last_escalation_seq WHERE source_id = :s"
             ),
-            {**profile, "n": len(rebuilt), "head": prev, "s": source},
+            {
+                **profile,
+                "counts": orjson.dumps(profile["severity_counts"]).decode(),
+                "n": len(rebuilt),
+                "head": prev,
+                "s": source,
+            },
         )

@@ -24,8 +24,11 @@ from hypothesis import strategies as st
 from store.chain import (
     GENESIS_HASH,
     HASHED_FIELDS,
+    HASHED_FIELDS_V2,
     OBSERVATION_FIELDS,
+    V1_OBSERVATION_FIELDS,
     ChainRecord,
+    canonical_decision,
     canonical_json,
     format_observed_at,
     record_hash,
@@ -44,20 +47,30 @@ def stdlib_canonical(fields: dict[str, Any]) -> bytes:
 
 
 def build_chain(
-    n: int, source_id: str = "acct:1", *, texts: bool = True, start: int = 1
+    n: int,
+    source_id: str = "acct:1",
+    *,
+    texts: bool = True,
+    start: int = 1,
+    v2_from: int | None = None,
 ) -> list[dict[str, Any]]:
-    """n exported records, linked and hashed exactly as the store writes them."""
+    """n exported records, linked and hashed exactly as the store writes them.
+
+    Without ``v2_from``: version-1 records in the version-1 layout (an export
+    written before record version 2). With it: from that seq on, version-2
+    records (published a day before they were observed on even seqs, a url and
+    metadata on every third), all in the full layout of today's exports.
+    """
     records: list[dict[str, Any]] = []
     prev = GENESIS_HASH
     for seq in range(start, start + n):
         text = f"observation number {seq} — «ünïcode»" if texts else None
         severity = seq % 5
+        observed = datetime(2026, 1, 2, tzinfo=UTC) + timedelta(seconds=seq)
         fields: dict[str, Any] = {
             "source_id": source_id,
             "seq": seq,
-            "observed_at": format_observed_at(
-                datetime(2026, 1, 2, tzinfo=UTC) + timedelta(seconds=seq)
-            ),
+            "observed_at": format_observed_at(observed),
             "content_hash": hashlib.sha256(
                 f"observation number {seq} — «ünïcode»".encode()
             ).hexdigest(),
@@ -66,14 +79,57 @@ def build_chain(
             "taxonomy_version": "1.0.0",
             "prev_hash": prev,
         }
+        extra: dict[str, Any] = {
+            "record_version": 1,
+            "published_at": fields["observed_at"],
+            "url": None,
+            "metadata": None,
+            "attachment_hash": None,
+            "decision": None,
+            "redacted": None,
+        }
+        if v2_from is not None and seq >= v2_from:
+            url: str | None = None
+            metadata: dict[str, Any] | None = None
+            attached = None
+            if seq % 3 == 0:
+                url = f"https://example.org/posts/{seq}?ref=ü"
+                metadata = {"channel": "feed", "n": seq, "nested": {"score": 0.25, "ok": True}}
+                attachment = stdlib_canonical({"metadata": metadata, "url": url})
+                attached = hashlib.sha256(attachment).hexdigest()
+            fields.update(
+                record_version=2,
+                published_at=format_observed_at(observed - timedelta(days=seq % 2)),
+                attachment_hash=attached,
+                decision={
+                    "harm_category": "none" if severity == 0 else "dehumanization",
+                    "confidence": round(seq / 1000 + 0.5, 3),
+                    "matched_pattern": None if severity == 0 else f"D2.4a-001:en:{seq}",
+                    "row_id": None if severity == 0 else "D2.4a-001",
+                    "spans": [[0, 7], [3, 12]],
+                    "suppressions": [{"reason": "negation", "cue": "not ü"}],
+                    "language": "en",
+                    "taxonomy_digest": "d" * 64,
+                },
+            )
+            extra.update(
+                record_version=2,
+                published_at=fields["published_at"],
+                url=url,
+                metadata=metadata,
+                attachment_hash=fields["attachment_hash"],
+                decision=fields["decision"],
+            )
         digest = hashlib.sha256(stdlib_canonical(fields)).hexdigest()
-        records.append({**fields, "text": text, "record_hash": digest})
+        records.append({**fields, **extra, "text": text, "record_hash": digest})
         prev = digest
-    return [{name: record[name] for name in OBSERVATION_FIELDS} for record in records]
+    layout = V1_OBSERVATION_FIELDS if v2_from is None else OBSERVATION_FIELDS
+    return [{name: record[name] for name in layout} for record in records]
 
 
 def rehash(record: dict[str, Any]) -> dict[str, Any]:
-    fields = {name: record[name] for name in HASHED_FIELDS}
+    hashed = HASHED_FIELDS_V2 if record.get("record_version", 1) == 2 else HASHED_FIELDS
+    fields = {name: record[name] for name in hashed}
     return {**record, "record_hash": hashlib.sha256(stdlib_canonical(fields)).hexdigest()}
 
 
@@ -380,7 +436,8 @@ def run_snippet(tmp_path: Path, records: list[dict[str, Any]]) -> subprocess.Com
 
 def test_docs_snippet_is_short_and_uses_only_the_standard_library() -> None:
     snippet = docs_snippet()
-    assert len(snippet.strip().splitlines()) <= 20
+    # Both record versions, the text and the url/metadata checks: still one screen.
+    assert len(snippet.strip().splitlines()) <= 30
     imports = re.findall(r"^import (.*)$|^from (\S+) import", snippet, re.M)
     assert imports == [("hashlib, json, sys", "")]
 
@@ -400,3 +457,133 @@ def test_docs_snippet_catches_tampering(tmp_path: Path, tamper: Any, broken_at: 
     done = run_snippet(tmp_path, tamper(build_chain(10)))
     assert done.returncode == 1
     assert done.stderr.strip() == f"broken at seq {broken_at}"
+
+
+# -- record version 2 (SPEC 5a) -----------------------------------------------------------
+
+
+def test_hashed_fields_of_version_2_are_exactly_the_spec_twelve() -> None:
+    assert set(HASHED_FIELDS_V2) == {
+        "record_version",
+        "source_id",
+        "seq",
+        "observed_at",
+        "published_at",
+        "content_hash",
+        "attachment_hash",
+        "harm_mechanism",
+        "severity",
+        "decision",
+        "taxonomy_version",
+        "prev_hash",
+    }
+
+
+def test_every_three_decimal_confidence_has_one_canonical_spelling() -> None:
+    """The decision's one float: orjson (the store) and json.dumps (the snippet) agree on
+    every value the store can write, so the two compute the same record_hash."""
+    for thousandths in range(1001):
+        confidence = round(thousandths / 1000, 3) + 0.0
+        decision = {"confidence": confidence, "spans": [[0, 1]], "z": None}
+        assert canonical_decision(decision).encode("utf-8") == stdlib_canonical(decision)
+
+
+def test_a_mixed_chain_verifies_with_the_store_and_the_snippet(tmp_path: Path) -> None:
+    records = build_chain(12, v2_from=5)
+    assert [r["record_version"] for r in records] == [1] * 4 + [2] * 8
+    assert any(r["metadata"] for r in records) and any(
+        r["published_at"] != r["observed_at"] for r in records
+    )
+    result = verify_bytes(jsonl(records))
+    assert result.intact and result.checked == 12, result.reason
+    assert result.head_hash == records[-1]["record_hash"]
+    done = run_snippet(tmp_path, records)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"intact: 12 records, head {records[-1]['record_hash']}"
+
+
+def _decision_edited(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    decision = {**records[5]["decision"], "confidence": 0.999}
+    records[5] = {**records[5], "decision": decision}
+    return records
+
+
+def _published_at_edited(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    records[5] = {**records[5], "published_at": "2025-06-01T00:00:00.000000Z"}
+    return records
+
+
+def _metadata_edited(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    records[5] = {**records[5], "metadata": {**records[5]["metadata"], "channel": "other"}}
+    return records
+
+
+def _url_edited(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    records[5] = {**records[5], "url": "https://example.org/elsewhere"}
+    return records
+
+
+def _demoted_to_version_1(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Claiming version 1 leaves published_at and the decision outside the hash.
+    records[5] = {**records[5], "record_version": 1}
+    return records
+
+
+def _v1_published_at_moved(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Not hashed in version 1, so the store requires it to equal observed_at.
+    records[1] = {**records[1], "published_at": "2020-01-01T00:00:00.000000Z"}
+    return records
+
+
+@pytest.mark.parametrize(
+    ("tamper", "broken_at", "reason"),
+    [
+        (_decision_edited, 6, "record_hash of seq 6 does not match its fields"),
+        (_published_at_edited, 6, "record_hash of seq 6 does not match its fields"),
+        (_metadata_edited, 6, "url or metadata of seq 6 does not match its attachment_hash"),
+        (_url_edited, 6, "url or metadata of seq 6 does not match its attachment_hash"),
+        (_demoted_to_version_1, 6, "decision must be null on a version-1 record"),
+        (_edited, 5, "record_hash of seq 5 does not match its fields"),
+        (_rewritten_hash, 6, "prev_hash of seq 6 does not match the record_hash of seq 5"),
+        (_edited_text, 5, "text of seq 5 does not match its content_hash"),
+    ],
+)
+def test_version_2_tampering_is_caught_by_the_store_and_the_snippet(
+    tmp_path: Path, tamper: Any, broken_at: int, reason: str
+) -> None:
+    tampered = tamper(build_chain(10, v2_from=4))
+    result = verify_bytes(jsonl(tampered))
+    assert (result.intact, result.first_broken_seq) == (False, broken_at)
+    assert reason in (result.reason or "")
+    done = run_snippet(tmp_path, tampered)
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"broken at seq {broken_at}"
+
+
+def test_a_version_1_published_at_must_be_its_observed_at() -> None:
+    result = verify_bytes(jsonl(_v1_published_at_moved(build_chain(6, v2_from=4))))
+    assert (result.intact, result.first_broken_seq) == (False, 2)
+    assert "published_at of seq 2 differs from its observed_at" in (result.reason or "")
+
+
+@pytest.mark.parametrize(
+    ("patch", "reason"),
+    [
+        ({"extra": 1}, "field decision must have exactly"),
+        ("not an object", "field decision must be an object"),
+        ({"confidence": 1e-05}, "decision.confidence must be a number from 0.0 to 1.0"),
+        ({"confidence": 0.12345}, "decision.confidence must be a number from 0.0 to 1.0"),
+        ({"confidence": 1}, "decision.confidence must be a number from 0.0 to 1.0"),
+        ({"spans": [[0, "1"]]}, "decision.spans must be a list of [start, end] integers"),
+        ({"suppressions": [{"reason": "x"}]}, "decision.suppressions must be a list"),
+        ({"row_id": 7}, "decision.row_id must be a string or null"),
+    ],
+)
+def test_a_malformed_decision_is_refused_naming_the_field(patch: Any, reason: str) -> None:
+    """Only decisions whose canonical JSON every conforming encoder writes alike are read."""
+    records = build_chain(5, v2_from=2)
+    decision = {**records[2]["decision"], **patch} if isinstance(patch, dict) else patch
+    records[2] = {**records[2], "decision": decision}
+    result = verify_bytes(jsonl(records))
+    assert (result.intact, result.first_broken_seq) == (False, 3)
+    assert reason in (result.reason or "")

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from store import Store, TrackingRules, append, export_chain, get_profile, record_hash
-from store.chain import HASHED_FIELDS, VerifyResult, verify_jsonl
+from store import Store, TrackingRules, append, export_chain, get_profile
+from store.chain import VerifyResult, hash_fields, verify_jsonl
 from store.checkpoints import (
     Checkpoint,
     CheckpointArchive,
@@ -558,7 +558,7 @@ def test_an_exported_chain_verifies_with_the_public_key_alone(
     # A record forged onto the export's end: well-formed, but not signed by the key.
     last = lines[-1]
     forged = {**last, "seq": last["seq"] + 1, "prev_hash": last["record_hash"], "severity": 0}
-    forged["record_hash"] = record_hash(**{k: forged[k] for k in HASHED_FIELDS})
+    forged["record_hash"] = hash_fields(forged)
     data = buffer.getvalue() + (json.dumps(forged) + "\n").encode()
     broken_at(verify_jsonl(io.BytesIO(data), keys=keys), 9, "signature of seq 9 does not verify")
     stripped = {k: v for k, v in forged.items() if k not in ("key_id", "signature")}
@@ -619,21 +619,7 @@ def test_the_docs_signed_snippet_checks_signatures_and_checkpoints(
     # A record re-hashed without the key (severity lowered): its signature no longer holds.
     lines = [json.loads(line) for line in chain.splitlines()]
     lines[4]["severity"] = 0
-    lines[4]["record_hash"] = record_hash(
-        **{
-            k: lines[4][k]
-            for k in (
-                "source_id",
-                "seq",
-                "observed_at",
-                "content_hash",
-                "harm_mechanism",
-                "severity",
-                "taxonomy_version",
-                "prev_hash",
-            )
-        }
-    )
+    lines[4]["record_hash"] = hash_fields(lines[4])
     forged = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
     done = run_signed_snippet(tmp_path, forged, public)
     assert (done.returncode, done.stderr.strip()) == (1, "bad signature at seq 5")

@@ -47,7 +47,6 @@ from store import (
     latest_observations,
     list_profiles,
     open_store,
-    record_hash,
     redact_url,
     resolve_url,
     risk_of,
@@ -56,6 +55,7 @@ from store import (
     verify_jsonl,
     verify_source,
 )
+from store.chain import canonical_decision, hash_fields, record_hash_v2
 from store.database import default_url
 from store.migrations import head_revision
 from store.models import Base
@@ -324,13 +324,28 @@ def test_the_first_append_starts_the_chain(store: Store, rules: TrackingRules) -
     assert observation.prev_hash == GENESIS_HASH
     assert observation.observed_at == "2026-01-02T03:04:05.678901Z"
     assert observation.text == "acct:1 says thing 0"
-    assert observation.record_hash == record_hash(
+    assert observation.record_version == 2
+    assert observation.published_at == observation.observed_at  # none given: observed_at
+    assert observation.decision == {
+        "harm_category": "dehumanization",
+        "confidence": 0.9,
+        "matched_pattern": None,
+        "row_id": None,
+        "spans": [],
+        "suppressions": [],
+        "language": "en",
+        "taxonomy_digest": None,
+    }
+    assert observation.record_hash == record_hash_v2(
         source_id="acct:1",
         seq=1,
         observed_at=observation.observed_at,
+        published_at=observation.observed_at,
         content_hash=hashlib.sha256(b"acct:1 says thing 0").hexdigest(),
+        attachment_hash=None,
         harm_mechanism="animalization",
         severity=3,
+        decision=canonical_decision(observation.decision),
         taxonomy_version="1.0.0",
         prev_hash=GENESIS_HASH,
     )
@@ -346,6 +361,9 @@ def test_the_first_append_starts_the_chain(store: Store, rules: TrackingRules) -
         "first_observed_at": observation.observed_at,
         "last_observed_at": observation.observed_at,
         "head_hash": observation.record_hash,
+        "peak_severity": 3,
+        "severity_counts": {"0": 0, "1": 0, "2": 0, "3": 1, "4": 0},
+        "last_escalation_at": observation.published_at,  # low -> elevated at the first
     }
     with store.transaction() as session:
         assert get_profile("acct:1", session=session) == profile
@@ -538,7 +556,7 @@ def test_an_append_lands_with_its_profile_update_or_not_at_all(
 def test_the_seq_is_unique_per_source(store: Store, rules: TrackingRules) -> None:
     """The backstop: even a buggy writer cannot give two records the same seq."""
     first = observe(store, rules, "acct:1", [1])[0][0]
-    row = {**first.to_dict(), "record_hash": "e" * 64}
+    row = {**first.to_row(), "record_hash": "e" * 64}
     with pytest.raises(IntegrityError), store.engine.begin() as conn:
         conn.execute(tracking.observations.insert(), row)
 
@@ -813,18 +831,10 @@ def _sql(store: Store, statement: str, **params: Any) -> None:
 
 
 def _rehashed(observation: Observation, **changes: Any) -> dict[str, Any]:
+    """The record changed and re-hashed (version 2, as appended), as a table row."""
     changed = replace(observation, **changes)
-    digest = record_hash(
-        source_id=changed.source_id,
-        seq=changed.seq,
-        observed_at=changed.observed_at,
-        content_hash=changed.content_hash,
-        harm_mechanism=changed.harm_mechanism,
-        severity=changed.severity,
-        taxonomy_version=changed.taxonomy_version,
-        prev_hash=changed.prev_hash,
-    )
-    return replace(changed, record_hash=digest).to_dict()
+    digest = hash_fields(changed.to_dict())
+    return replace(changed, record_hash=digest).to_row()
 
 
 def test_an_untouched_chain_is_intact(store: Store, chain10: list[Any]) -> None:
@@ -955,6 +965,13 @@ def test_export_then_verify_the_file(store: Store, chain10: list[Any], tmp_path:
         "taxonomy_version",
         "prev_hash",
         "record_hash",
+        "record_version",
+        "published_at",
+        "url",
+        "metadata",
+        "attachment_hash",
+        "decision",
+        "redacted",
     ]
     assert first == chain10[0].to_dict()
     result = verify_jsonl(io.BytesIO(out.getvalue()))

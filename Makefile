@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EVAL ?= ../shared/eval
 
-.PHONY: run test lint typecheck unit browser install uninstall perf eval eval-es eval-fr eval-ar eval-coded taxonomy-forms screenshots clean
+.PHONY: run test lint typecheck unit browser install uninstall docs-coverage perf eval eval-es eval-fr eval-ar eval-coded taxonomy-forms screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,11 @@ eval-coded: $(STAMP)
 # `words:`; loading refuses a stale or hand-edited file (docs/taxonomy-format.md).
 taxonomy-forms: $(STAMP)
 	$(BIN)/python -m engine.rules.formgen
+
+# docs/coverage.md, the language-coverage matrix, from the taxonomy (tests/test_docs_pages.py
+# fails when the committed page and the taxonomy disagree).
+docs-coverage: $(STAMP)
+	$(BIN)/python -m engine.coverage --write docs/coverage.md
 
 # SVG pictures of every workbench screen, rendered headless by the app factory the tests use.
 screenshots: $(STAMP)

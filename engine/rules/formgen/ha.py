@@ -97,13 +97,13 @@ PLURAL: dict[str, tuple[str, ...]] = {
     "azzalumi": ("azzalumai",),
     "munafuki": ("munafukai", "munafikai"),
     "dodo": ("dodanni",),
-    "arne": ("arna",),
-    "kafiri": ("kafirai", "kafirai"),
 }
-# Feminine singulars in -a take the linker -r; everything else -n.
-_FEMININE_A = frozenset({"bera", "kwarkwata", "dabba", "kura", "tsutsa", "kuda"})
+# Feminine singulars in -a take the linker -r ("dabbar gida", "tsutsar ciki");
+# everything else -n ("ƙudan zuma": ƙuda is masculine).
+_FEMININE_A = frozenset({"bera", "kwarkwata", "dabba", "kura", "tsutsa"})
 
-# Forms not verified with a native speaker; the pack's entries say so too.
+# Forms not verified with a native speaker; the pack's entries say so too. The
+# gender of ɓera, kura and ƙwarƙwata (hence their linker) is among them.
 UNSURE: frozenset[str] = frozenset(
     {
         "karkashewa",
@@ -115,6 +115,9 @@ UNSURE: frozenset[str] = frozenset(
         "kwarkwatai",
         "kyankyasai",
         "kuraye",
+        "berar",
+        "kurar",
+        "kwarkwatar",
     }
 )
 

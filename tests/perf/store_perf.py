@@ -48,6 +48,7 @@ from store import (
     verify_source,
 )
 from store.chain import GENESIS_HASH, VerifyResult, format_observed_at, record_hash
+from store.signing import KeyRing, generate_ed25519, parse_signing_key
 from store.tracking import observations, profiles
 
 APPEND_ROUNDS = 5
@@ -327,6 +328,66 @@ def _verify_figures(store: Store) -> dict[str, Any]:
     }
 
 
+SIGNED_RECORDS = 20_000
+
+
+def signed_verify_figures(results: list[Classification], rules: TrackingRules) -> dict[str, Any]:
+    """Issue 13: verify with signatures, records/s, on SQLite chains appended by ``append``.
+
+    One chain per key kind, signed as the API signs (HARMWATCH_SIGNING_KEY), then
+    verified: unsigned (the baseline walk), HMAC-SHA256, Ed25519 by the holder of
+    the private key (the server: it checks by re-signing) and Ed25519 by a third
+    party holding only the public key (``track verify --public-key``).
+    """
+    _, ed25519 = generate_ed25519()
+    public = ed25519.public_key()
+    if public is None:  # pragma: no cover - an Ed25519 key always has one
+        raise RuntimeError("an Ed25519 key without a public half")
+    hmac_key = parse_signing_key("perf-hmac-secret-" + "8" * 32)
+    chains = {"unsigned": None, "hmac-sha256": hmac_key, "ed25519": ed25519}
+    with tempfile.TemporaryDirectory(prefix="harmwatch-perf-signed-") as tmp:
+        store = _open(f"sqlite:///{tmp}/signed.sqlite3")
+        try:
+            for name, signer in chains.items():
+                with store.transaction(write=True) as session:
+                    for i in range(SIGNED_RECORDS):
+                        append(
+                            f"signed-{name}",
+                            results[i % len(results)],
+                            text=TEXTS[i % len(TEXTS)],
+                            store_text=True,
+                            rules=rules,
+                            session=session,
+                            signer=signer,
+                        )
+            cases: dict[str, tuple[str, KeyRing | None]] = {
+                "unsigned_no_key": ("unsigned", None),
+                "hmac_sha256": ("hmac-sha256", KeyRing.of(hmac_key)),
+                "ed25519_private_key_holder": ("ed25519", KeyRing.of(ed25519)),
+                "ed25519_public_key_only": ("ed25519", KeyRing([public])),
+            }
+            figures: dict[str, Any] = {"records": SIGNED_RECORDS}
+            for case, (chain, keys) in cases.items():
+                times, cpu = [], []
+                for _ in range(3):
+                    with store.transaction() as session:
+                        started, started_cpu = time.perf_counter(), time.process_time()
+                        result = verify_source(f"signed-{chain}", session=session, keys=keys)
+                        times.append(time.perf_counter() - started)
+                        cpu.append(time.process_time() - started_cpu)
+                    if not (result.intact and result.checked == SIGNED_RECORDS):
+                        raise RuntimeError(f"the signed chain does not verify: {result}")
+                # Per CPU second too: SQLite runs in this process, so that figure is what
+                # one core does, whatever else the machine is doing.
+                figures[case] = {
+                    "records_per_s": round(SIGNED_RECORDS / min(times)),
+                    "records_per_cpu_s": round(SIGNED_RECORDS / min(cpu)),
+                }
+        finally:
+            store.dispose()
+    return figures
+
+
 def _listing_figures(store: Store) -> dict[str, Any]:
     rows = [_profile_row(f"listed-{i:06d}", i, 1, "a" * 64) for i in range(PROFILES)]
     with store.transaction(write=True) as session:
@@ -454,6 +515,11 @@ def store_section() -> dict[str, Any]:
             store.dispose()
     return {
         "targets": TARGETS,
-        "sqlite": {"append": sqlite_append, "verify": verify, "list": listing},
+        "sqlite": {
+            "append": sqlite_append,
+            "verify": verify,
+            "signed_verify": signed_verify_figures(results, rules),
+            "list": listing,
+        },
         "postgresql": _postgres(results, rules),
     }

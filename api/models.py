@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from engine.result import SuppressionReason
 from engine.rules.models import MechanismName
+from store.redaction import MAX_REASON_CHARS
 from store.tracking import MAX_LIMIT
 
 MAX_BATCH_ITEMS = 100
@@ -226,6 +227,49 @@ class ListingQuery(_Request):
         default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Page size, 1 to 1,000."
     )
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="Profiles to skip.")
+
+
+class ObservationsQuery(_Request):
+    """The query of GET /tracking/{source_id}/observations (unknown parameters refused)."""
+
+    order: Literal["asc", "desc"] = Field(
+        default="desc", description="By seq: newest first (desc, the default) or oldest first."
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Page size, 1 to 1,000."
+    )
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="Observations to skip.")
+
+
+class RedactRequest(_Request):
+    """Why a record's text, url and metadata are removed (kept with the record)."""
+
+    reason: str = Field(
+        min_length=1,
+        max_length=MAX_REASON_CHARS,
+        description="Why the record is redacted (a data-protection request, a court order...): "
+        f"1 to {MAX_REASON_CHARS} characters, no control characters.",
+        examples=["data-protection request 2026-114"],
+    )
+
+
+class ForgetQuery(_Request):
+    """The query of DELETE /tracking/{source_id}: the source_id again, as a confirmation."""
+
+    confirm: str = Field(
+        description="Must equal the source_id in the path: nothing is deleted by a mistyped URL.",
+        examples=["acct:1"],
+    )
+
+
+class Forgotten(_Response):
+    """What deleting a source removed."""
+
+    source_id: str = Field(examples=["acct:1"])
+    deleted_observations: int = Field(ge=0, examples=[12])
+    deleted_checkpoints: int = Field(
+        ge=0, description="Checkpoints removed from HARMWATCH_CHECKPOINT_DIR.", examples=[0]
+    )
 
 
 class Observation(_Response):

@@ -373,7 +373,11 @@ def _sqlite_engine(url: URL, *, read_only_uri: str | None = None) -> Engine:
         kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
     if read_only_uri is not None:
         # The driver's own URI form; SQLAlchemy's URL would have to escape it again.
-        kwargs["creator"] = lambda: sqlite3.connect(read_only_uri, uri=True)
+        # check_same_thread off as SQLAlchemy sets it for files: the pool hands a
+        # connection to one thread at a time, and a streamed export may go on in another.
+        kwargs["creator"] = lambda: sqlite3.connect(
+            read_only_uri, uri=True, check_same_thread=False
+        )
     engine = create_engine(url, **kwargs)
 
     @event.listens_for(engine, "connect")

@@ -1,4 +1,5 @@
-"""The /tracking routes: observe, profile, listing, verify and signed checkpoints.
+"""The /tracking routes: observe, profile, listing, verify, signed checkpoints, the record
+read back (observations, export), redaction and deletion.
 
 Every rule (source_id, trend, risk, the chain) lives in ``store``; a route
 validates input, calls the engine and the store, and writes the store's own
@@ -9,11 +10,14 @@ the hot path (``api.body``) and its append goes through the group commit of
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
+from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
-from starlette.responses import Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response, StreamingResponse
 
 from api import offload
 from api.body import documented, parse_body
@@ -22,18 +26,35 @@ from api.edge import record_classified
 from api.encoding import json_response
 from api.limits import check_texts
 from api.models import (
+    MAX_OFFSET,
     Checkpoint,
-    ClassifyRequest,
     ErrorMessage,
+    ForgetQuery,
+    Forgotten,
+    IngestRequest,
+    IngestResponse,
     ListingQuery,
+    Observation,
+    ObservationsQuery,
+    ObserveRequest,
     ObserveResponse,
+    RedactRequest,
     SourceProfile,
     VerifyReport,
     VerifyRequest,
 )
-from api.responses import INTERNAL, TOO_LARGE, UNAVAILABLE, UNKNOWN_SOURCE
+from api.responses import (
+    INTERNAL,
+    TAMPERED_HEAD,
+    TOO_LARGE,
+    UNAVAILABLE,
+    UNKNOWN_SOURCE,
+    VALIDATION,
+)
 from api.services import Services
 from store import (
+    AlreadyRedacted,
+    UnknownObservation,
     count_profiles,
     get_profile,
     list_profiles,
@@ -41,6 +62,12 @@ from store import (
 )
 from store.checkpoints import Checkpoint as SignedCheckpoint
 from store.checkpoints import CheckpointError, parse
+from store.evidence import make_evidence
+from store.ingest import IngestRow, ingest
+from store.reading import export_file_name, export_lines, observations_page
+from store.redaction import InvalidReasonError, forget, forget_checkpoints, redact
+
+JSONL = "application/x-ndjson"
 
 NO_SIGNING_KEY = (
     "signed checkpoints are not enabled on this server (HARMWATCH_SIGNING_KEY is not set)"
@@ -56,27 +83,81 @@ router = APIRouter(prefix="/tracking", tags=["tracking"], responses={**UNAVAILAB
     "/{source_id}/observe",
     status_code=201,
     response_model=ObserveResponse,
-    responses={**TOO_LARGE},
+    responses={**TOO_LARGE, **TAMPERED_HEAD},
     summary="Classify a text a source published and append it to the source's chain",
     response_description="The new chain record, the classification and the updated profile.",
-    openapi_extra=documented(ClassifyRequest),
+    openapi_extra=documented(ObserveRequest),
 )
 async def observe(source_id: SourceId, request: Request) -> Response:
     """The observation and the source's profile (severity, rolling average, trend, risk) are
     written together and committed before the 201 is sent. Concurrent observes of one
-    source, from any number of workers, form one unbroken chain."""
+    source, from any number of workers, form one unbroken chain.
+
+    ``published_at`` (default: now) places the text in the profile's timeline: an older
+    one than the source's latest is placed by its time, while the chain stays in append
+    order. A head record that no longer matches its hash is not extended: 409."""
     services = services_of(request)
-    body = await parse_body(request, ClassifyRequest)
+    body = await parse_body(request, ObserveRequest)
     check_texts([(body.text, body.context)], services.max_text_chars, ("body",), indexed=False)
+    evidence = make_evidence(
+        published_at=body.published_at,
+        url=body.url,
+        metadata=body.metadata,
+        max_future_skew_s=services.settings.max_future_skew_s,
+    )
     result = await offload.classify(services, body.text, body.context, body.language)
     record_classified(request.scope, services.metrics, (result,), (body.text,))
-    observation, profile = await services.appender().append(source_id, result, body.text)
+    observation, profile = await services.appender().append(source_id, result, body.text, evidence)
     payload = {
         "observation": observation.to_dict(),
         "classification": result.to_dict(),
         "profile": profile.to_dict(),
     }
     return json_response(payload, 201)
+
+
+@router.post(
+    "/ingest",
+    response_model=IngestResponse,
+    responses={**TOO_LARGE, **VALIDATION},
+    summary="Classify and append up to 1,000 observations of any sources",
+    response_description="How many were appended and skipped, and each refused item.",
+    openapi_extra=documented(IngestRequest),
+)
+async def ingest_route(request: Request) -> Response:
+    """Every valid item is classified (``classify_many``) and appended to its source's
+    chain, source by source in batched transactions; within a source, items keep their
+    order. An item that fails a check (source_id, text, published_at, url, metadata) is
+    listed in ``errors`` with its index and why, and nothing of it is written, while the
+    others are appended: the answer is 200 either way. Only a malformed body is a 422."""
+    services = services_of(request)
+    body = await parse_body(request, IngestRequest)
+    rows = [
+        IngestRow(
+            position=index,
+            source_id=item.source_id,
+            text=item.text,
+            language=item.language,
+            published_at=item.published_at,
+            url=item.url,
+            metadata=item.metadata,
+        )
+        for index, item in enumerate(body.items)
+    ]
+    trust = services.trust
+    report = await run_in_threadpool(
+        ingest,
+        rows,
+        classifier=services.classifier,
+        store=services.store(),
+        rules=services.rules,
+        store_text=services.settings.store_text,
+        max_future_skew_s=services.settings.max_future_skew_s,
+        skip_existing=body.skip_existing,
+        signer=trust.signer,
+        after_commit=trust.after_commit,
+    )
+    return json_response(report.to_dict("index"), 200)
 
 
 @router.get(
@@ -256,3 +337,139 @@ def checkpoint(source_id: SourceId, services: ServicesDep, session: SessionDep) 
     at `seq` no longer has `head_hash`, even one rewritten by someone holding the key."""
     profile = get_profile(source_id, session=session)
     return json_response(services.trust.issue(profile).to_dict())
+
+
+# -- reading the record back, redaction, forgetting (issue 14) --------------------------
+
+TOTAL_COUNT_HEADER = {
+    "X-Total-Count": {
+        "description": "How many observations the source has in all.",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
+
+
+@router.get(
+    "/{source_id}/observations",
+    response_model=list[Observation],
+    responses={
+        **UNKNOWN_SOURCE,
+        200: {
+            "description": "A page of the source's observations by seq (SPEC 5a: every field, "
+            "`redacted` set on a redacted record).",
+            "headers": TOTAL_COUNT_HEADER,
+        },
+    },
+    summary="A page of a source's observations, newest first by default",
+)
+def list_observations(
+    source_id: SourceId,
+    query: Annotated[ObservationsQuery, Query()],
+    session: SessionDep,
+) -> Response:
+    """Pages are seq ranges, so any page of a long chain costs what its own rows cost."""
+    total, page = observations_page(
+        source_id, session=session, order=query.order, limit=query.limit, offset=query.offset
+    )
+    return json_response(
+        [observation.to_dict() for observation in page],
+        headers={"X-Total-Count": str(total)},
+    )
+
+
+def _chain_stream(services: Services, source_id: str) -> Iterator[bytes]:
+    """The export in its own read transaction: the request's ends before the body is sent."""
+    with services.store().transaction() as session:
+        yield from export_lines(source_id, session=session)
+
+
+@router.get(
+    "/{source_id}/export",
+    response_class=StreamingResponse,
+    responses={
+        **UNKNOWN_SOURCE,
+        200: {
+            "description": "The whole chain as JSONL, oldest first: one observation per line "
+            "with every field (text, url and metadata absent from a redacted record, whose "
+            "`redacted` says when and why). `harmwatch track verify --file` or the stdlib "
+            "snippet in docs/tracking.md re-verifies it.",
+            "content": {JSONL: {"schema": {"type": "string"}}},
+        },
+    },
+    summary="Stream a source's chain as JSONL",
+)
+def export(source_id: SourceId, services: ServicesDep, session: SessionDep) -> Response:
+    """Streamed in batches from one read transaction: memory stays flat at any chain length."""
+    profile = get_profile(source_id, session=session)  # 404 before the stream starts
+    return StreamingResponse(
+        _chain_stream(services, source_id),
+        media_type=JSONL,
+        headers={
+            "X-Total-Count": str(profile.observation_count),
+            "Content-Disposition": f'attachment; filename="{export_file_name(source_id)}"',
+        },
+    )
+
+
+@router.post(
+    "/{source_id}/redact/{seq}",
+    response_model=Observation,
+    responses={
+        **TOO_LARGE,
+        404: {
+            "model": ErrorMessage,
+            "description": "Unknown source, or no record at this seq.",
+        },
+        409: {"model": ErrorMessage, "description": "The record is already redacted."},
+    },
+    summary="Remove a record's text, url and metadata, keeping its hashes",
+)
+def redact_record(
+    source_id: SourceId,
+    seq: Annotated[int, FastPath(ge=1, le=MAX_OFFSET, description="The record's seq.")],
+    body: RedactRequest,
+    services: ServicesDep,
+) -> Response:
+    """The record keeps every hashed field, so the chain still verifies; it is marked
+    `redacted: {at, reason}`, which verify and the export show."""
+    try:
+        with services.store().transaction(write=True) as session:
+            observation = redact(source_id, seq, body.reason, session=session)
+    except InvalidReasonError as exc:
+        raise RequestValidationError(
+            [{"type": "value_error", "loc": ("body", "reason"), "msg": str(exc)}]
+        ) from None
+    except UnknownObservation as exc:
+        raise HTTPException(404, str(exc)) from None
+    except AlreadyRedacted as exc:
+        raise HTTPException(409, str(exc)) from None
+    return json_response(observation.to_dict())
+
+
+@router.delete(
+    "/{source_id}",
+    response_model=Forgotten,
+    responses=UNKNOWN_SOURCE,
+    summary="Delete a whole source (a data-protection request)",
+)
+def forget_source(
+    source_id: SourceId,
+    query: Annotated[ForgetQuery, Query()],
+    services: ServicesDep,
+) -> Response:
+    """Deletes every observation and the profile in one transaction, then the source's
+    saved checkpoints. `confirm` must repeat the source_id (422 otherwise)."""
+    if query.confirm != source_id:
+        raise RequestValidationError(
+            [
+                {
+                    "type": "value_error",
+                    "loc": ("query", "confirm"),
+                    "msg": "confirm must equal the source_id in the path to delete the source",
+                }
+            ]
+        )
+    with services.store().transaction(write=True) as session:
+        forgotten = forget(source_id, session=session)
+    removed = forget_checkpoints(services.trust.archive, source_id)
+    return json_response({**forgotten.to_dict(), "deleted_checkpoints": removed})

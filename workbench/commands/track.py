@@ -9,7 +9,9 @@ may carry characters that would rewrite what the analyst sees.
 from __future__ import annotations
 
 import secrets
+import sys
 from collections.abc import Sequence
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -37,6 +39,8 @@ from store import (
     verify_source,
 )
 from store.checkpoints import Checkpoint, CheckpointArchive, read_file, write_file
+from store.reading import export_file_name, published_between
+from store.redaction import forget, forget_checkpoints, redact
 from store.signing import KeyRing, VerifyKey, parse_public_key
 from store.tracking import MAX_LIMIT
 from store.trust import Trust
@@ -87,6 +91,8 @@ def register(app: typer.Typer) -> None:
     group.command("verify")(verify)
     group.command("export")(export)
     group.command("checkpoint")(checkpoint)
+    group.command("redact")(redact_command)
+    group.command("forget")(forget_command)
     app.add_typer(group, name="track")
 
 
@@ -173,18 +179,75 @@ def _observed_panel(
 # -- show -------------------------------------------------------------------------------
 
 
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        metavar="WHEN",
+        show_default=False,
+        help="Only observations published at or after WHEN: an ISO-8601 date (2026-01-02, "
+        "from its start in UTC) or date and time with a time zone (2026-01-02T03:04:05Z).",
+    ),
+]
+UntilOption = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        metavar="WHEN",
+        show_default=False,
+        help="Only observations published at or before WHEN (a date: to its end in UTC).",
+    ),
+]
+
+
+def parse_when(option: str, value: str, *, end_of_day: bool) -> datetime:
+    """An ISO-8601 date or date-time with a time zone, as an aware datetime (ValueError else).
+
+    A bare date means the whole day in UTC; a time without a zone is refused, as
+    for published_at: it cannot be placed on the timeline.
+    """
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            clock = time.max if end_of_day else time.min
+            return datetime.combine(day, clock, tzinfo=UTC)
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"{option} must be an ISO-8601 date (2026-01-02) or date and time with a time "
+            f"zone (2026-01-02T03:04:05Z), not {value!r}"
+        ) from None
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{option} {value!r} has no time zone: add Z or an offset such as +02:00")
+    return moment
+
+
 def show(
     ctx: typer.Context,
     source: SourceArgument,
     limit: Annotated[int, _limit_option("How many of the latest observations to show.")] = 10,
+    since: SinceOption = None,
+    until: UntilOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Show a source's profile and its latest observations, newest first."""
+    """Show a source's profile and its latest observations, newest first.
+
+    With --since/--until, the latest observations published in that range, by
+    publication time.
+    """
     settings = settings_of(ctx)
+    low = parse_when("--since", since, end_of_day=False) if since is not None else None
+    high = parse_when("--until", until, end_of_day=True) if until is not None else None
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"--since ({since}) is after --until ({until})")
     rules = _rules(settings)
     with opened_store(settings, read_only=True) as store, store.transaction() as session:
         profile = get_profile(source, session=session)
-        recent = latest_observations(source, session=session, limit=limit)
+        if low is None and high is None:
+            recent = latest_observations(source, session=session, limit=limit)
+        else:
+            recent = published_between(source, session=session, since=low, until=high, limit=limit)
     if as_json:
         write_json(
             {"profile": profile.to_dict(), "observations": [o.to_dict() for o in recent]},
@@ -232,7 +295,9 @@ def _observations_table(
     table.add_column("Text", ratio=1, overflow="ellipsis", no_wrap=True)
     table.add_column("Record hash", no_wrap=True)
     for observation in observations:
-        if observation.text is None:
+        if observation.redacted is not None:
+            shown = Text(_clip(redaction_label(observation.redacted)), "dim")
+        elif observation.text is None:
             shown = Text("(not kept)", "dim")
         else:
             shown = Text(_clip(visible(observation.text)))
@@ -244,6 +309,11 @@ def _observations_table(
             observation.record_hash[:12] + "…",
         )
     return table
+
+
+def redaction_label(marker: dict[str, Any]) -> str:
+    """What a redacted record shows where its text was: ``[redacted: <reason>]``."""
+    return f"[redacted: {visible(str(marker.get('reason', '')))}]"
 
 
 def _clip(text: str) -> str:
@@ -513,30 +583,50 @@ def _verify_table(results: Sequence[VerifyResult]) -> RenderableType:
 
 def export(
     ctx: typer.Context,
-    source: SourceArgument,
+    source: Annotated[
+        str | None,
+        typer.Argument(metavar="[SOURCE]", show_default=False, help="The source to export."),
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every source, one file each, into --output DIR.")
+    ] = False,
     output: Annotated[
         Path | None,
         typer.Option(
             "--output",
             "-o",
-            metavar="FILE.jsonl",
-            dir_okay=False,
+            metavar="FILE.jsonl|DIR",
             show_default=False,
-            help="Where the chain goes (default '-', stdout).",
+            help="Where the chain goes (default '-', stdout); with --all, a directory "
+            "(created if need be) that receives one <source>-<hash>.jsonl per source.",
         ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Write a source's chain as JSONL: one observation per line, every field, in seq order.
 
-    The file can be verified anywhere with `harmwatch track verify --file` or the few
-    lines of Python in docs/tracking.md. With --json (and --output), a summary is printed.
+    A redacted record keeps its hashes and says `redacted: {at, reason}`; its text, url
+    and metadata are gone. The file can be verified anywhere with `harmwatch track verify
+    --file` or the few lines of Python in docs/tracking.md. With --json (and --output), a
+    summary is printed.
     """
+    if (source is not None) == every:
+        raise ValueError("give exactly one of SOURCE or --all")
     settings = settings_of(ctx)
+    if every:
+        if output is None or str(output) == STDIO:
+            raise ValueError("--all needs --output DIR: one file is written per source")
+        if output.exists() and not output.is_dir():
+            raise ValueError(f"--output {output} is not a directory")
+        _export_all(settings, output, as_json)
+        return
+    assert source is not None
     with opened_store(settings, read_only=True) as store, store.transaction() as session:
         if output is None or str(output) == STDIO:
             export_chain(source, typer.get_binary_stream("stdout"), session=session)
             return
+        if output.is_dir():
+            raise ValueError(f"--output {output} is a directory; name the file to write")
         profile = get_profile(source, session=session)
         written = _export_to_file(source, output, session)
     summary = {
@@ -549,6 +639,36 @@ def export(
         write_json(summary, typer.get_binary_stream("stdout"))
     else:
         typer.echo(f"exported {written} records of {visible(source)} to {output}", err=True)
+
+
+def _export_all(settings: Settings, directory: Path, as_json: bool) -> None:
+    """One file per source in ``directory``, named by ``store.reading.export_file_name``
+    (safe characters of the id and a hash of it: no id can escape the directory or
+    overwrite another's file), all read in one transaction: one consistent moment."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files: list[dict[str, Any]] = []
+    with opened_store(settings, read_only=True) as store, store.transaction() as session:
+        for name in all_source_ids(session=session):
+            profile = get_profile(name, session=session)
+            target = directory / export_file_name(name)
+            written = _export_to_file(name, target, session)
+            files.append(
+                {
+                    "source_id": name,
+                    "records": written,
+                    "head_hash": profile.head_hash,
+                    "output": str(target),
+                }
+            )
+    if as_json:
+        write_json(
+            {"sources": len(files), "output": str(directory), "files": files},
+            typer.get_binary_stream("stdout"),
+        )
+        return
+    records = sum(each["records"] for each in files)
+    noun = "source" if len(files) == 1 else "sources"
+    typer.echo(f"exported {records} records of {len(files)} {noun} to {directory}", err=True)
 
 
 def _export_to_file(source: str, output: Path, session: Session) -> int:
@@ -626,6 +746,98 @@ def checkpoint(
     else:
         noun = "checkpoint" if written == 1 else "checkpoints"
         typer.echo(f"wrote {written} {noun} to {output}", err=True)
+
+
+# -- redact and forget ------------------------------------------------------------------
+
+
+def redact_command(
+    ctx: typer.Context,
+    source: SourceArgument,
+    seq: Annotated[
+        int, typer.Argument(metavar="SEQ", min=1, show_default=False, help="The record's seq.")
+    ],
+    reason: Annotated[
+        str,
+        typer.Option(
+            "--reason",
+            "-r",
+            metavar="REASON",
+            show_default=False,
+            help="Why (kept with the record): 1 to 500 characters.",
+        ),
+    ],
+    as_json: JsonFlag = False,
+) -> None:
+    """Remove a record's stored text, url and metadata, keeping its hashes.
+
+    The chain still verifies: the record keeps every hashed field and is marked
+    `redacted: {at, reason}`, which verify and every export show. A record is
+    redacted once; a second redaction is an error (exit 2).
+    """
+    settings = settings_of(ctx)
+    with opened_store(settings) as store, store.transaction(write=True) as session:
+        observation = redact(source, seq, reason, session=session)
+    if as_json:
+        write_json(observation.to_dict(), typer.get_binary_stream("stdout"))
+        return
+    marker = observation.redacted or {}
+    typer.echo(
+        f"redacted seq {observation.seq} of {visible(observation.source_id)} at "
+        f"{marker.get('at', '?')}: text, url and metadata removed, hashes kept"
+    )
+
+
+def _interactive() -> bool:
+    """Whether a person can be asked (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def forget_command(
+    ctx: typer.Context,
+    source: SourceArgument,
+    yes: Annotated[
+        bool,
+        typer.Option("--yes", "-y", help="Delete without asking (needed with no terminal)."),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Delete a whole source: its observations, its profile and its saved checkpoints.
+
+    For data-protection requests. Asks first; with no terminal to ask on, --yes is
+    required. Cannot be undone: export the chain first if it must be kept.
+    """
+    settings = settings_of(ctx)
+    trust = Trust.from_settings(settings)
+    with opened_store(settings) as store:
+        store.check_writable()
+        with store.transaction() as session:
+            count = get_profile(source, session=session).observation_count
+        if not yes:
+            if not _interactive():
+                raise ValueError(
+                    f"refusing to delete source {visible(source)!r} without confirmation: "
+                    "there is no terminal to ask on; pass --yes"
+                )
+            noun = "observation" if count == 1 else "observations"
+            if not typer.confirm(
+                f"Delete source {visible(source)} and its {count} {noun}? This cannot be undone",
+                default=False,
+                err=True,
+            ):
+                typer.echo("nothing was deleted", err=True)
+                raise typer.Exit(EXIT_BROKEN)
+        with store.transaction(write=True) as session:
+            forgotten = forget(source, session=session)
+    removed = forget_checkpoints(trust.archive, source)
+    result = {**forgotten.to_dict(), "deleted_checkpoints": removed}
+    if as_json:
+        write_json(result, typer.get_binary_stream("stdout"))
+        return
+    typer.echo(
+        f"deleted source {visible(source)}: {forgotten.deleted_observations} observations, "
+        f"its profile and {removed} saved checkpoints"
+    )
 
 
 def _rules(settings: Settings) -> TrackingRules:

@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
+from workbench.output import visible
 from workbench.tui.messages import CheckpointIssued, JobFailed, ProfileLoaded, TimelineBinned
 from workbench.tui.screens.base import WorkbenchScreen
 from workbench.tui.screens.open_file import ExportDialog
@@ -54,9 +55,15 @@ class ObservationRow(tuple[Cell, ...]):
 
 def observation_row(observation: Observation, variables: Mapping[str, str]) -> ObservationRow:
     text = observation.text
-    shown: Cell = (
-        " ".join(text.split()) if text is not None else Text("text not stored", style="dim")
-    )
+    shown: Cell
+    if observation.redacted is not None:
+        # The reason, never the text (it is gone); visible() keeps it from rewriting the row.
+        reason = visible(" ".join(str(observation.redacted.get("reason", "")).split()))
+        shown = Text(f"[redacted: {reason}]", style="dim")
+    elif text is not None:
+        shown = " ".join(text.split())
+    else:
+        shown = Text("text not stored", style="dim")
     row = ObservationRow(
         (
             short_time(observation.observed_at),
@@ -243,6 +250,13 @@ class SourceScreen(WorkbenchScreen):
         if not isinstance(event.row, ObservationRow):
             return
         observation = event.row.observation
+        if observation.redacted is not None:
+            self.notify(
+                f"seq {observation.seq} was redacted: "
+                f"{visible(str(observation.redacted.get('reason', '')))}",
+                title="Open in Classify",
+            )
+            return
         if observation.text is None:
             self.notify(
                 f"seq {observation.seq}: the text was not stored (HARMWATCH_STORE_TEXT)",

@@ -8,6 +8,9 @@
 - ``UnknownSource`` → 404 ``{"detail": "unknown source '<id>'"}``;
 - ``InvalidSourceId`` / ``InvalidTextError`` → 422 naming the field, and so is a
   value the database refuses (``DataError``: PostgreSQL stores no NUL character);
+- ``InvalidEvidenceError`` (published_at, url, metadata) → 422 naming the field
+  and the limit; ``TamperedHeadError`` → 409 (the head an observe would extend
+  no longer matches its hash);
 - ``StoreReadOnly`` → 503 saying the database is read-only (a write to a file
   nobody may write);
 - ``StoreUnavailable`` → 503, logged with the (password-free) database URL,
@@ -30,10 +33,12 @@ from api.encoding import json_response
 from api.limits import with_text_errors
 from api.routing import allowed_methods
 from store import (
+    InvalidEvidenceError,
     InvalidSourceId,
     InvalidTextError,
     StoreReadOnly,
     StoreUnavailable,
+    TamperedHeadError,
     UnknownSource,
 )
 
@@ -116,6 +121,17 @@ async def on_invalid_text(_request: Request, exc: Exception) -> Response:
     return validation_error(["body", "text"], str(exc))
 
 
+async def on_invalid_evidence(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, InvalidEvidenceError)
+    return validation_error(["body", exc.field], str(exc))
+
+
+async def on_tampered_head(_request: Request, exc: Exception) -> Response:
+    """409: the request is fine, the chain it would extend is not (docs/decisions.md)."""
+    log.error("%s", exc)
+    return json_response({"detail": str(exc)}, 409)
+
+
 async def on_unstorable(_request: Request, exc: Exception) -> Response:
     """The database refused a value (PostgreSQL: a NUL character in a text column)."""
     assert isinstance(exc, DataError)
@@ -148,6 +164,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(UnknownSource, on_unknown_source)
     app.add_exception_handler(InvalidSourceId, on_invalid_source_id)
     app.add_exception_handler(InvalidTextError, on_invalid_text)
+    app.add_exception_handler(InvalidEvidenceError, on_invalid_evidence)
+    app.add_exception_handler(TamperedHeadError, on_tampered_head)
     app.add_exception_handler(StoreReadOnly, on_store_read_only)
     app.add_exception_handler(StoreUnavailable, on_store_unavailable)
     app.add_exception_handler(DataError, on_unstorable)

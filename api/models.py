@@ -13,12 +13,14 @@ batch items, 1–5,000 samples) are declared here.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from engine.result import SuppressionReason
 from engine.rules.models import MechanismName
+from store.evidence import MAX_METADATA_BYTES, MAX_METADATA_DEPTH, MAX_URL_CHARS
+from store.ingest import MAX_ITEMS as MAX_INGEST_ITEMS
 from store.redaction import MAX_REASON_CHARS
 from store.tracking import MAX_LIMIT
 
@@ -111,6 +113,47 @@ class ClassifyRequest(_Request):
         description="Language code: en, es, fr, ru, ar, ig, yo, ha (default en). Another "
         "code falls back to en and the rationale says so.",
         examples=["en"],
+    )
+
+
+class ObserveRequest(ClassifyRequest):
+    """A text a source published, with the evidence of where and when (SPEC 5a)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"text": HARMFUL_TEXT},
+                {
+                    "text": HARMFUL_TEXT,
+                    "published_at": "2026-01-02T03:04:05Z",
+                    "url": "https://example.org/posts/123",
+                    "metadata": {"platform": "forum", "thread": 77},
+                },
+            ]
+        },
+    )
+
+    published_at: str | None = Field(
+        default=None,
+        description="When the source published the text: ISO-8601 with a time zone "
+        "(2026-01-02T03:04:05Z, +02:00 ...), at most HARMWATCH_MAX_FUTURE_SKEW_S seconds "
+        "(default 300) in the future. Default: the observation time. The profile orders "
+        "observations by it; an older one than the source's latest is placed by its time.",
+        examples=["2026-01-02T03:04:05Z"],
+    )
+    url: str | None = Field(
+        default=None,
+        description=f"Where it was published: an http(s) URL of at most {MAX_URL_CHARS} "
+        "characters.",
+        examples=["https://example.org/posts/123"],
+    )
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description=f"A JSON object kept with the record: at most {MAX_METADATA_BYTES} bytes "
+        f"as canonical JSON, nested at most {MAX_METADATA_DEPTH} deep. Numbers must have one "
+        "canonical spelling (no NaN; send floats such as 1e-05 as strings).",
+        examples=[{"platform": "forum", "thread": 77}],
     )
 
 
@@ -272,8 +315,35 @@ class Forgotten(_Response):
     )
 
 
+class DecisionSuppression(_Response):
+    reason: SuppressionReason
+    cue: str
+
+
+class Decision(_Response):
+    """Why the text was judged as it was: the decision evidence a version-2 record hashes."""
+
+    harm_category: str = Field(examples=["dehumanization"])
+    confidence: float = Field(ge=0.0, le=1.0, description="3 decimals.", examples=[0.95])
+    matched_pattern: str | None = Field(description="The winning pattern, or null.")
+    row_id: str | None = Field(description="The winning row, or null.", examples=["D2.4a-013"])
+    spans: list[Span] = Field(description="Every surviving signal's span.")
+    suppressions: list[DecisionSuppression] = Field(
+        description="Every suppressed signal's reason and cue."
+    )
+    language: str = Field(examples=["en"])
+    taxonomy_digest: str | None = Field(
+        description="sha256 of the taxonomy files the text was classified under."
+    )
+
+
+class Redacted(_Response):
+    at: str = Field(examples=[TIME_EXAMPLE])
+    reason: str
+
+
 class Observation(_Response):
-    """One record of a source's hash chain (SPEC section 5)."""
+    """One record of a source's hash chain (SPEC sections 5 and 5a)."""
 
     source_id: str = Field(examples=["acct:1"])
     seq: int = Field(description="1, 2, 3, ... without gaps.", examples=[1])
@@ -285,6 +355,24 @@ class Observation(_Response):
     taxonomy_version: str = Field(examples=["1.0.0"])
     prev_hash: Hash
     record_hash: Hash
+    record_version: Literal[1, 2] = Field(
+        description="2 for records appended since evidence was kept; 1 before (their hash "
+        "covers the SPEC section 5 fields only)."
+    )
+    published_at: str = Field(
+        description="When the source published it (the profile's order); a version-1 "
+        "record's is its observed_at.",
+        examples=[TIME_EXAMPLE],
+    )
+    url: str | None = Field(description="Where it was published; null when not given or redacted.")
+    metadata: dict[str, Any] | None = Field(description="The caller's JSON object, or null.")
+    attachment_hash: Hash | None = Field(
+        description="sha256 of the canonical JSON {metadata, url}; null when both were null."
+    )
+    decision: Decision | None = Field(description="The decision evidence; null on version 1.")
+    redacted: Redacted | None = Field(
+        description="Set when the text, url and metadata were removed: when and why."
+    )
     key_id: str | None = Field(
         default=None,
         description="Present on a record signed with HARMWATCH_SIGNING_KEY: which key signed "
@@ -309,15 +397,66 @@ class SourceProfile(_Response):
     window: int = Field(description="Observations in the window (TRACKING_WINDOW).")
     trend: Literal["escalating", "stable", "de-escalating"]
     risk_level: str = Field(description="low, watch, elevated or critical.", examples=["elevated"])
-    first_observed_at: str = Field(examples=[TIME_EXAMPLE])
-    last_observed_at: str = Field(examples=[TIME_EXAMPLE])
+    first_observed_at: str = Field(
+        description="Publication time of the earliest observation.", examples=[TIME_EXAMPLE]
+    )
+    last_observed_at: str = Field(
+        description="Publication time of the latest observation.", examples=[TIME_EXAMPLE]
+    )
     head_hash: Hash
+    peak_severity: int = Field(description="The highest severity ever observed.", examples=[4])
+    severity_counts: dict[str, int] = Field(
+        description="Observations in the window at each severity (keys 0 to 4).",
+        examples=[{"0": 12, "1": 0, "2": 5, "3": 2, "4": 1}],
+    )
+    last_escalation_at: str | None = Field(
+        description="Publication time of the latest observation at which the risk level "
+        "rose; null when it never did.",
+        examples=[TIME_EXAMPLE],
+    )
 
 
 class ObserveResponse(_Response):
     observation: Observation
     classification: Classification
     profile: SourceProfile
+
+
+class IngestItem(_Request):
+    """One observation of a bulk ingest; its checks are those of observe."""
+
+    source_id: str = Field(examples=["acct:1"])
+    text: str = Field(examples=[HARMFUL_TEXT])
+    published_at: str | None = Field(default=None, examples=["2026-01-02T03:04:05Z"])
+    url: str | None = Field(default=None, examples=["https://example.org/posts/123"])
+    metadata: dict[str, Any] | None = Field(default=None)
+    language: str | None = Field(default=None, max_length=MAX_LANGUAGE_CHARS, examples=["en"])
+
+
+class IngestRequest(_Request):
+    """1 to 1,000 observations of any sources, appended in order within each source."""
+
+    items: list[IngestItem] = Field(
+        min_length=1,
+        max_length=MAX_INGEST_ITEMS,
+        description=f"The observations (1 to {MAX_INGEST_ITEMS}).",
+    )
+    skip_existing: StrictBool = Field(
+        default=False,
+        description="Leave out an item whose source already has the same text (content "
+        "hash) published at the same time, as track ingest --skip-existing does.",
+    )
+
+
+class IngestProblem(_Response):
+    index: int = Field(description="The item's position in items, from 0.", examples=[3])
+    detail: str = Field(examples=["published_at has no time zone: add Z or an offset"])
+
+
+class IngestResponse(_Response):
+    appended: int = Field(ge=0, description="Records appended.")
+    skipped: int = Field(ge=0, description="Items left out as already recorded (skip_existing).")
+    errors: list[IngestProblem] = Field(description="Items refused, each with why.")
 
 
 class VerifyReport(_Response):

@@ -17,12 +17,17 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from api.middleware import OPEN_PATHS
-from api.models import BatchRequest, ClassifyRequest
+from api.models import BatchRequest, ClassifyRequest, IngestRequest, ObserveRequest
 from api.services import Services
 
 SECURITY_SCHEME = "APIKeyHeader"
 REF_TEMPLATE = "#/components/schemas/{model}"
-BODY_MODELS: tuple[type[BaseModel], ...] = (ClassifyRequest, BatchRequest)
+BODY_MODELS: tuple[type[BaseModel], ...] = (
+    ClassifyRequest,
+    BatchRequest,
+    ObserveRequest,
+    IngestRequest,
+)
 # Python's str.strip() and JSON Schema's \S agree on what "only whitespace" is for every
 # character a client is likely to send; the server's own check is str.strip().
 NOT_BLANK = r"\S"
@@ -98,7 +103,11 @@ def _add_models(components: dict[str, Any], models: tuple[type[BaseModel], ...])
 
 
 def _text_limits(components: dict[str, Any], limit: int) -> None:
-    for model, fields in (("ClassifyRequest", ("text", "context")), ("Sample", ("text",))):
+    for model, fields in (
+        ("ClassifyRequest", ("text", "context")),
+        ("ObserveRequest", ("text", "context")),
+        ("Sample", ("text",)),
+    ):
         properties = components[model]["properties"]
         for field in fields:
             prop = properties[field]

@@ -42,6 +42,13 @@ UNKNOWN_SOURCE: Responses = {
         "content": {"application/json": {"example": {"detail": "unknown source 'acct:1'"}}},
     }
 }
+TAMPERED_HEAD: Responses = {
+    409: {
+        "model": ErrorMessage,
+        "description": "The source's head record no longer matches its hash (it was altered "
+        "in the database): nothing was appended; verify the source.",
+    }
+}
 UNAVAILABLE: Responses = {
     503: {"model": ErrorMessage, "description": "The tracking database cannot be reached."}
 }

@@ -181,6 +181,7 @@ class Services:
                 on_loop=self.database_backend == "sqlite",
                 metrics=self.metrics,
                 trust=self.trust,
+                taxonomy_digest=self.taxonomy.digest,
             )
         return self._appender
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from api.metrics import Metrics
 from engine import Classification
 from store import Observation, SourceProfile, Store, TrackingRules, Writer, append
+from store.evidence import NO_EVIDENCE, Evidence
 from store.trust import Trust
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class PendingAppend:
     source_id: str
     result: Classification
     text: str
+    evidence: Evidence = NO_EVIDENCE
 
 
 class GroupCommit:
@@ -67,8 +69,10 @@ class GroupCommit:
         on_loop: bool,
         metrics: Metrics | None = None,
         trust: Trust | None = None,
+        taxonomy_digest: str | None = None,
     ) -> None:
         self._store = store
+        self._taxonomy_digest = taxonomy_digest
         self._rules = rules
         self._store_text = store_text
         self._metrics = metrics
@@ -82,10 +86,16 @@ class GroupCommit:
         # One connection for every batch (see store.Writer), made on the first one.
         self._writer: Writer | None = None
 
-    async def append(self, source_id: str, result: Classification, text: str) -> Appended:
+    async def append(
+        self,
+        source_id: str,
+        result: Classification,
+        text: str,
+        evidence: Evidence = NO_EVIDENCE,
+    ) -> Appended:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Appended] = loop.create_future()
-        self._pending.append((PendingAppend(source_id, result, text), future))
+        self._pending.append((PendingAppend(source_id, result, text, evidence), future))
         if not self._busy:
             self._busy = True
             loop.call_soon(self._flush)
@@ -153,6 +163,8 @@ class GroupCommit:
                     rules=self._rules,
                     session=session,
                     signer=signer,
+                    evidence=item.evidence,
+                    taxonomy_digest=self._taxonomy_digest,
                 )
                 for item in items
             ]

@@ -474,6 +474,11 @@ _UP_TO = (
     )
     .order_by(observations.c.published_at, observations.c.seq)
 )
+# What an ingest with skip_existing looks up: the source's records published at given times.
+_EXISTING = select(observations.c.published_at, observations.c.content_hash).where(
+    observations.c.source_id == bindparam("sid"),
+    observations.c.published_at.in_(bindparam("ats", expanding=True)),
+)
 # Verify's second pass, for a chain whose publication order is not its seq order.
 PUBLICATION_ORDER = (
     select(
@@ -674,6 +679,7 @@ def append(
         signer=signer,
         taxonomy_digest=taxonomy_digest,
     )
+    assert profile is not None  # nothing is skipped without skip_existing
     return written[0], profile
 
 
@@ -687,13 +693,19 @@ def append_many(
     observed_at: datetime | None = None,
     signer: SigningKey | None = None,
     taxonomy_digest: str | None = None,
-) -> tuple[list[Observation], SourceProfile]:
+    skip_existing: bool = False,
+) -> tuple[list[Observation], SourceProfile | None]:
     """Append several records of one source under one lock, and update its profile once.
 
     What a bulk ingest does per chunk: the records take consecutive seqs in the
     order given (the chain is append order) while the profile places each by
     its published_at. Everything ``append`` says holds; either every record of
     the chunk is written (when the caller commits) or none is.
+
+    ``skip_existing``: an entry whose (content_hash, published_at) the source
+    already has, or an earlier entry of the chunk has, is left out (checked
+    under the source's lock, so two concurrent ingests of one file append it
+    once). The profile is None when every entry was left out.
     """
     validate_source_id(source_id)
     if not entries:
@@ -712,6 +724,10 @@ def append_many(
     if locked.total:
         _check_head(conn, source_id, locked)
     stamp = format_observed_at(observed_at or datetime.now(UTC))
+    if skip_existing:
+        entries, prepared = _new_entries(conn, source_id, entries, prepared, stamp, locked.total)
+        if not entries:
+            return [], None
     prev_hash = locked.head
     written: list[Observation] = []
     rows: list[dict[str, Any]] = []
@@ -804,9 +820,37 @@ def append_many(
     return written, profile
 
 
-def _prepared(
-    entry: Entry, store_text: bool, taxonomy_digest: str | None
-) -> tuple[str | None, str | None, int, dict[str, Any]]:
+def _new_entries(
+    conn: Connection,
+    source_id: str,
+    entries: Sequence[Entry],
+    prepared: list[_Prepared],
+    stamp: str,
+    total: int,
+) -> tuple[list[Entry], list[_Prepared]]:
+    """The entries whose (content_hash, published_at) neither the source nor an earlier
+    entry has: one read through the publication index for the chunk's times."""
+    wanted = {entry.evidence.published_at or stamp for entry in entries}
+    seen: set[tuple[str, str]] = set()
+    if total:
+        found = conn.execute(_EXISTING, {"sid": source_id, "ats": sorted(wanted)})
+        seen = {(str(content_hash), str(at)) for at, content_hash in found}
+    kept: list[Entry] = []
+    kept_prepared: list[_Prepared] = []
+    for entry, ready in zip(entries, prepared, strict=True):
+        key = (entry.classification.content_hash, entry.evidence.published_at or stamp)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(entry)
+        kept_prepared.append(ready)
+    return kept, kept_prepared
+
+
+_Prepared = tuple[str | None, str | None, int, dict[str, Any]]
+
+
+def _prepared(entry: Entry, store_text: bool, taxonomy_digest: str | None) -> _Prepared:
     """``(stored text, harm_mechanism, severity, decision)`` of an entry, checked first
     (before any lock is taken), so that a bad entry is refused with nothing written."""
     classification = entry.classification

@@ -33,7 +33,8 @@ from api import models as wire
 from api.services import INLINE_MAX_CHARS
 from engine import Classifier, Settings
 from engine.taxonomy_models import LANGUAGES
-from store import GENESIS_HASH, record_hash
+from store import GENESIS_HASH
+from store.chain import hash_fields
 from tests.contract import RESULT_FIELDS
 
 with warnings.catch_warnings():  # starlette asks for httpx2, which is not a dependency here
@@ -373,8 +374,9 @@ def test_observe_appends_to_a_hash_chain(
     assert observation["text"] == VERMIN
     assert (observation["harm_mechanism"], observation["severity"]) == ("animalization", 3)
     assert body["classification"] == classifier.classify(VERMIN).to_dict()
-    hashed = {k: observation[k] for k in observation if k not in ("text", "record_hash")}
-    assert observation["record_hash"] == record_hash(**hashed)
+    assert observation["record_version"] == 2
+    assert observation["decision"]["harm_category"] == "dehumanization"
+    assert observation["record_hash"] == hash_fields(observation)
 
     second = client.post(
         f"/tracking/{source}/observe", json={"text": "Kill them all.", "context": "Muslims."}
@@ -944,7 +946,8 @@ def test_the_schema_describes_every_route_of_the_contract(client: TestClient) ->
     expected = {
         ("/classify/", "post"): {"200", "413", "422", "500"},
         ("/classify/batch", "post"): {"200", "413", "422", "500"},
-        ("/tracking/{source_id}/observe", "post"): {"201", "413", "422", "500", "503"},
+        ("/tracking/{source_id}/observe", "post"): {"201", "409", "413", "422", "500", "503"},
+        ("/tracking/ingest", "post"): {"200", "413", "422", "500", "503"},
         ("/tracking/{source_id}", "get"): {"200", "404", "422", "500", "503"},
         ("/tracking", "get"): {"200", "422", "500", "503"},
         ("/tracking/{source_id}/verify", "get"): {"200", "404", "409", "422", "500", "503"},

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from engine import Classifier, Settings
+from store.migrations import head_revision
 from tests.cli_support import isolate_cli
 from workbench.cli import app
 
@@ -39,6 +40,13 @@ OBSERVATION_FIELDS = [
     "taxonomy_version",
     "prev_hash",
     "record_hash",
+    "record_version",
+    "published_at",
+    "url",
+    "metadata",
+    "attachment_hash",
+    "decision",
+    "redacted",
 ]
 PROFILE_FIELDS = {
     "source_id",
@@ -52,6 +60,9 @@ PROFILE_FIELDS = {
     "first_observed_at",
     "last_observed_at",
     "head_hash",
+    "peak_severity",
+    "severity_counts",
+    "last_escalation_at",
 }
 VERIFY_FIELDS = {"source_id", "intact", "checked", "head_hash", "first_broken_seq", "reason"}
 
@@ -342,14 +353,14 @@ def test_an_unopenable_sqlite_file_is_one_line(tmp_path: Path) -> None:
 
 def test_db_upgrade_reports_the_revision(sqlite_settings: Settings) -> None:
     first = ok(["db", "upgrade"], sqlite_settings).stdout
-    assert "from empty to revision 0002" in first
+    assert f"from empty to revision {head_revision()}" in first
     assert "up to date" in ok(["db", "upgrade"], sqlite_settings).stdout
     data = as_json(["db", "upgrade"], sqlite_settings)
     assert data == {
         "database": sqlite_settings.tracking_db_url,
         "backend": "sqlite",
-        "revision_before": "0002",
-        "revision": "0002",
+        "revision_before": head_revision(),
+        "revision": head_revision(),
         "upgraded": False,
     }
 

@@ -38,7 +38,7 @@ __all__ = [
 GENERATORS: dict[str, str] = {
     "fr": "fr-paradigms/1",
     "es": "es-paradigms/2",
-    "ru": "ru-pymorphy3/1",
+    "ru": "ru-pymorphy3/2",
     "ha": "ha-hand/1",
     "ig": "ig-hand/1",
     "yo": "yo-hand/1",
@@ -82,7 +82,6 @@ LANGUAGE_SLOTS: dict[str, dict[str, tuple[str, ...]]] = {
             "fut3",
             "past",  # every gender and number
             "imp",  # imperative, 2nd person sg/pl and the inclusive "-те"
-            "ppp",  # passive participles, long forms, every case, gender, number
             "pps",  # passive participles, short forms (убит, убиты)
         ),
         # long forms by case (every gender and number), short forms, comparative

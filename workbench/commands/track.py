@@ -8,6 +8,7 @@ may carry characters that would rewrite what the analyst sees.
 
 from __future__ import annotations
 
+import json
 import secrets
 import sys
 from collections.abc import Sequence
@@ -39,12 +40,14 @@ from store import (
     verify_source,
 )
 from store.checkpoints import Checkpoint, CheckpointArchive, read_file, write_file
+from store.evidence import InvalidEvidenceError, make_evidence
 from store.reading import export_file_name, published_between
 from store.redaction import forget, forget_checkpoints, redact
 from store.signing import KeyRing, VerifyKey, parse_public_key
 from store.tracking import MAX_LIMIT
 from store.trust import Trust
 from workbench.commands.db import opened_store, store_errors
+from workbench.commands.track_ingest import ingest_command
 from workbench.options import ContextOption, JsonFlag, LanguageOption, settings_of
 from workbench.output import console, report_table, visible, write_json
 from workbench.text_input import STDIO, read_text
@@ -86,6 +89,7 @@ def register(app: typer.Typer) -> None:
         no_args_is_help=True,
     )
     group.command("observe")(observe)
+    group.command("ingest")(ingest_command)
     group.command("show")(show)
     group.command("list")(list_command)
     group.command("verify")(verify)
@@ -99,24 +103,74 @@ def register(app: typer.Typer) -> None:
 # -- observe ----------------------------------------------------------------------------
 
 
+PublishedAtOption = Annotated[
+    str | None,
+    typer.Option(
+        "--published-at",
+        metavar="WHEN",
+        show_default=False,
+        help="When the source published the text: ISO-8601 with a time zone "
+        "(2026-01-02T03:04:05Z); default now. Places it in the profile's timeline.",
+    ),
+]
+UrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--url", metavar="URL", show_default=False, help="Where it was published (http/https)."
+    ),
+]
+MetadataOption = Annotated[
+    str | None,
+    typer.Option(
+        "--metadata",
+        metavar="JSON",
+        show_default=False,
+        help="A JSON object kept with the record (at most 4 KiB, nested at most 4 deep).",
+    ),
+]
+
+
+def _metadata(value: str | None) -> dict[str, Any] | None:
+    """--metadata as a JSON object; InvalidEvidenceError (one line, exit 2) otherwise."""
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise InvalidEvidenceError("metadata", f"is not valid JSON ({exc})") from None
+    if not isinstance(parsed, dict):
+        raise InvalidEvidenceError("metadata", "must be a JSON object")
+    return parsed
+
+
 def observe(
     ctx: typer.Context,
     source: SourceArgument,
     text: TextArgument = None,
     language: LanguageOption = None,
     context: ContextOption = None,
+    published_at: PublishedAtOption = None,
+    url: UrlOption = None,
+    metadata: MetadataOption = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Classify a text a source published and append it to the source's chain.
 
     The observation and the source's updated profile (severity, rolling average, trend,
     risk) are written in one transaction. With HARMWATCH_STORE_TEXT=false only the
-    text's hash is kept.
+    text's hash is kept. An older --published-at than the source's latest is placed by
+    its time in the profile (the chain stays in append order).
     """
     settings = settings_of(ctx)
     trust = Trust.from_settings(settings)  # a bad signing key fails before anything is read
     with store_errors():
         validate_source_id(source)
+        evidence = make_evidence(
+            published_at=published_at,
+            url=url,
+            metadata=_metadata(metadata),
+            max_future_skew_s=settings.max_future_skew_s,
+        )
     # The database first (it fails fast), then the classifier (it takes seconds to
     # build), then stdin: nobody should type a text for a store that is not there.
     with opened_store(settings) as store:
@@ -133,6 +187,8 @@ def observe(
                 rules=rules,
                 session=session,
                 signer=trust.signer,
+                evidence=evidence,
+                taxonomy_digest=classifier.taxonomy.digest,
             )
         trust.after_commit([observation])  # committed: a due checkpoint may be saved
     if as_json:
@@ -163,10 +219,14 @@ def _observed_panel(
     facts.add_row("Rationale", Text(visible(result.decision_rationale)))
     facts.add_row("Seq", str(observation.seq))
     facts.add_row("Observed at", observation.observed_at)
+    if observation.published_at != observation.observed_at:
+        facts.add_row("Published at", observation.published_at)
+    if observation.url is not None:
+        facts.add_row("URL", Text(visible(observation.url)))
     facts.add_row("Record hash", observation.record_hash)
     stored = "kept" if observation.text is not None else "not kept (hash only)"
     facts.add_row("Text", stored)
-    parts: list[RenderableType] = [facts, Text(), _profile_facts(profile)]
+    parts: list[RenderableType] = [facts, Text(), _profile_facts(profile, rules)]
     return Panel(
         Group(*parts),
         title=Text(f"observed {visible(observation.source_id)} · seq {observation.seq}", "bold"),
@@ -248,16 +308,22 @@ def show(
             recent = latest_observations(source, session=session, limit=limit)
         else:
             recent = published_between(source, session=session, since=low, until=high, limit=limit)
+        # The chain status beside the profile: hashes and every profile field recomputed.
+        chain = verify_source(source, session=session, rules=rules)
     if as_json:
         write_json(
-            {"profile": profile.to_dict(), "observations": [o.to_dict() for o in recent]},
+            {
+                "profile": profile.to_dict(),
+                "chain": chain.to_dict(),
+                "observations": [o.to_dict() for o in recent],
+            },
             typer.get_binary_stream("stdout"),
         )
         return
     out = console()
     out.print(
         Panel(
-            _profile_facts(profile),
+            _profile_facts(profile, rules, chain),
             title=Text(visible(profile.source_id), "bold"),
             title_align="left",
             border_style=RISK_STYLES.get(profile.risk_level, "white"),
@@ -267,7 +333,11 @@ def show(
     out.print(_observations_table(recent, rules, profile.observation_count))
 
 
-def _profile_facts(profile: SourceProfile) -> Table:
+def _profile_facts(
+    profile: SourceProfile,
+    rules: TrackingRules | None = None,
+    chain: VerifyResult | None = None,
+) -> Table:
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="dim", no_wrap=True)
     facts.add_column(overflow="fold")
@@ -279,10 +349,44 @@ def _profile_facts(profile: SourceProfile) -> Table:
         f"{min(profile.observation_count, profile.window)} (window {profile.window})",
     )
     facts.add_row("Trend", TREND_MARKS.get(profile.trend, profile.trend))
+    facts.add_row("Peak severity", _severity_label(profile.peak_severity, rules))
+    facts.add_row("In the window", _counts_line(profile.severity_counts))
+    facts.add_row("Last escalation", profile.last_escalation_at or "never")
     facts.add_row("Observations", str(profile.observation_count))
-    facts.add_row("First / last seen", f"{profile.first_observed_at} / {profile.last_observed_at}")
+    facts.add_row(
+        "First / last published", f"{profile.first_observed_at} / {profile.last_observed_at}"
+    )
     facts.add_row("Head hash", profile.head_hash)
+    if chain is not None:
+        facts.add_row("Chain", _chain_status(chain))
     return facts
+
+
+def _severity_label(severity: int, rules: TrackingRules | None) -> str:
+    """``DIRECT_VIOLENCE_CALL (4)``; ``ANIMALIZATION / CRIMINALIZATION (3)`` when several
+    mechanisms share the severity (a peak is a severity, not a mechanism)."""
+    if severity == 0:
+        return "NONE (0)"
+    suffix = f" ({severity})"
+    names = [
+        label.removesuffix(suffix)
+        for label in (rules.labels.values() if rules is not None else ())
+        if label.endswith(suffix)
+    ]
+    return f"{' / '.join(names)}{suffix}" if names else str(severity)
+
+
+def _counts_line(counts: dict[str, int]) -> str:
+    """``0: 12 · 1: 0 · 2: 3 · 3: 1 · 4: 0`` (severity: observations in the window)."""
+    return " · ".join(f"{severity}: {count}" for severity, count in counts.items()) or "-"
+
+
+def _chain_status(result: VerifyResult) -> Text:
+    if result.intact:
+        return Text(f"intact ({result.checked} records verified)", "green")
+    return Text(
+        f"BROKEN at seq {result.first_broken_seq}: {visible(result.reason or '')}", "bold red"
+    )
 
 
 def _observations_table(

@@ -75,12 +75,11 @@ def _verb_slot(tag: Any) -> str | None:
     pos = tag.POS
     if pos == "INFN":
         return "inf"
-    if pos == "PRTF":
-        # passive only: active participles and adverbial participles (убивший,
-        # убив) take part in none of the pack's constructions
-        return "ppp" if "pssv" in tag else None
     if pos == "PRTS":
-        # past passive only: the present short forms (перерезаем) are 1st plural verbs
+        # The short past passive is the predicate of "должны быть убиты"; the present
+        # short forms (перерезаем) are 1st plural verbs. Long participles (убитый,
+        # убивший) and adverbial ones (убив) take part in none of the pack's
+        # constructions and would only swell the forms file that loading parses.
         return "pps" if "pssv" in tag and tag.tense == "past" else None
     if pos != "VERB":
         return None

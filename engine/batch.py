@@ -77,6 +77,8 @@ RESULT_COLUMNS: tuple[Column, ...] = (
     Column("identity_axis", "string", "string", "identity axis of the anchor, or <NA>"),
     Column("language", "string", "string", "language code used"),
     Column("language_confidence", "string", "string", "verified or experimental"),
+    Column("language_detected", "string", "string", "code identified for 'auto', else <NA>"),
+    Column("language_detected_confidence", "float64", "double", "its confidence, else NaN"),
     Column("matched_pattern", "string", "string", "winning pattern id (row id + index), or <NA>"),
     Column("dogwhistle_term", "string", "string", "canonical coded term found, or <NA>"),
     Column("signals_matched", "int32", "int", "number of surviving signals"),
@@ -96,6 +98,9 @@ _STRINGS = frozenset(column.name for column in RESULT_COLUMNS if column.dtype ==
 def flatten(result: Classification) -> dict[str, Any]:
     """One result as a flat row of ``RESULT_COLUMNS`` (nested parts reduced to scalars)."""
     dogwhistle = result.dogwhistle_matched
+    # Set only for language "auto" (read by name: results built before the field existed
+    # have no such attribute).
+    detected = getattr(result, "language_detected", None)
     return {
         "is_harmful": result.is_harmful,
         "harm_mechanism": result.harm_mechanism,
@@ -106,6 +111,10 @@ def flatten(result: Classification) -> dict[str, Any]:
         "identity_axis": result.identity_axis,
         "language": result.language,
         "language_confidence": result.language_confidence,
+        "language_detected": detected.code if detected is not None else None,
+        "language_detected_confidence": (
+            detected.confidence if detected is not None else float("nan")
+        ),
         "matched_pattern": result.matched_pattern,
         "dogwhistle_term": dogwhistle.canonical if dogwhistle is not None else None,
         "signals_matched": len(result.signals_matched),
@@ -126,6 +135,7 @@ def _error_row(message: str) -> dict[str, Any]:
         is_harmful=False,
         severity=0,
         confidence=float("nan"),
+        language_detected_confidence=float("nan"),
         signals_matched=0,
         signals_suppressed=0,
         amplification_factor=float("nan"),

@@ -133,7 +133,7 @@ def test_it_pickles_small_and_without_secrets() -> None:
         tracking_db_url="postgresql+psycopg://u:db-password-123@h/db",
         api_key=SecretStr("api-key-secret-456"),
         signing_key=SecretStr("signing-secret-" + "7" * 32),
-        max_text_chars=5000,
+        max_text_chars=25,  # the refused-text test's settings: one classifier for both
     )
     classifier = FrameClassifier(settings=settings)
     data = pickle.dumps(classifier)
@@ -141,7 +141,7 @@ def test_it_pickles_small_and_without_secrets() -> None:
     for secret in (b"db-password-123", b"api-key-secret-456", b"signing-secret-"):
         assert secret not in data
     copy = pickle.loads(data)
-    assert copy.settings is not None and copy.settings.max_text_chars == 5000
+    assert copy.settings is not None and copy.settings.max_text_chars == 25
     result = copy(pd.DataFrame({"text": ["Immigrants are vermin."]}))
     assert bool(result.loc[0, "is_harmful"])
 

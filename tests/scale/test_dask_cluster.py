@@ -67,6 +67,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def expected_row(result: dict[str, Any]) -> dict[str, Any]:
     """The flat columns, written out here from the contract's dict (not from engine.batch)."""
     dogwhistle = result["dogwhistle_matched"]
+    detected = result.get("language_detected")
     return {
         "is_harmful": result["is_harmful"],
         "harm_mechanism": result["harm_mechanism"],
@@ -85,6 +86,8 @@ def expected_row(result: dict[str, Any]) -> dict[str, Any]:
         "identity_axis": result["identity_axis"],
         "language": result["language"],
         "language_confidence": result["language_confidence"],
+        "language_detected": detected["code"] if detected else None,
+        "language_detected_confidence": detected["confidence"] if detected else None,
         "matched_pattern": result["matched_pattern"],
         "dogwhistle_term": dogwhistle["canonical"] if dogwhistle else None,
         "signals_matched": len(result["signals_matched"]),
@@ -99,7 +102,7 @@ def expected_row(result: dict[str, Any]) -> dict[str, Any]:
 
 def plain(value: Any) -> Any:
     """A cell as a plain Python value (<NA> as None, numpy scalars unwrapped)."""
-    if value is pd.NA:
+    if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return None
     return value.item() if hasattr(value, "item") else value
 

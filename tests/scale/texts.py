@@ -5,7 +5,7 @@ Hausa): each worker process compiles every language it meets, and the cluster
 test must stay quick on two shared cores. Harmful sentences sit next to benign
 ones on the same topics (animals, weather, neighbours) so that a partition mixes
 both; a few carry a context or no language at all (the default), one names an
-unknown language code (falls back to English).
+unknown language code (falls back to English), one asks for identification.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ BASE: tuple[tuple[str | None, str, str | None], ...] = (
     ("yo", "Awọn Hausa jẹ eku.", None),
     ("ha", "Yarbawa beraye ne.", None),
     ("xx", "Immigrants are vermin.", None),
+    ("auto", "Refugees are criminals and should all be deported.", None),
 )
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -26,13 +27,24 @@ from store.ingest import IngestReport, ingest
 from store.trust import Trust
 from workbench.commands.db import opened_store, store_errors
 from workbench.ingest_file import IngestColumns, IngestFile
-from workbench.options import JsonFlag, LanguageCol, TextCol, column_option, settings_of
+from workbench.options import JsonFlag, settings_of
 from workbench.output import console, visible, write_json
-from workbench.samples import LabelledFormat, SampleFormat, detect_format
+from workbench.samples import SampleFormat, detect_format
 
 EXIT_ROWS_REFUSED = 1
 # Errors listed on the terminal before the rest are summed up (--json lists them all).
 SHOWN_ERRORS = 20
+
+
+class IngestFormat(StrEnum):
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+def column_option(flag: str, help_text: str) -> Any:
+    """A ``--*-col NAME`` option, spelled as ``validate custom``'s column options."""
+    return typer.Option(flag, metavar="NAME", show_default=False, help=help_text)
+
 
 FileArgument = Annotated[
     Path,
@@ -41,6 +53,11 @@ FileArgument = Annotated[
         show_default=False,
         help="A .jsonl or .csv file: one observation a row.",
     ),
+]
+TextCol = Annotated[str | None, column_option("--text-col", "Column with the text (default text).")]
+LanguageCol = Annotated[
+    str | None,
+    column_option("--language-col", "Column with the language code (default language)."),
 ]
 SourceCol = Annotated[
     str | None,
@@ -59,7 +76,7 @@ MetadataCol = Annotated[
     column_option("--metadata-col", "Column with a JSON object of metadata (default metadata)."),
 ]
 FormatOption = Annotated[
-    LabelledFormat | None,
+    IngestFormat | None,
     typer.Option(
         "--format",
         case_sensitive=False,
@@ -82,7 +99,7 @@ def ingest_command(
     file: FileArgument,
     fmt: FormatOption = None,
     source_col: SourceCol = None,
-    text_col: TextCol = "text",
+    text_col: TextCol = None,
     published_col: PublishedCol = None,
     url_col: UrlCol = None,
     language_col: LanguageCol = None,
@@ -102,17 +119,13 @@ def ingest_command(
     trust = Trust.from_settings(settings)
     # Problems with the file as a whole (unreadable, not UTF-8, a named column missing)
     # raise here, before the store is opened: one error line, exit 2, nothing appended.
-    sample_format = detect_format(
-        file,
-        None if fmt is None else SampleFormat(fmt.value),
-        (SampleFormat.JSONL, SampleFormat.CSV),
-    )
+    sample_format = detect_format(file, None if fmt is None else SampleFormat(fmt.value))
     reader = IngestFile(
         file,
         sample_format,
         IngestColumns(
             source_id=source_col,
-            text=None if text_col == "text" else text_col,
+            text=text_col,
             published_at=published_col,
             url=url_col,
             language=language_col,

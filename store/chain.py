@@ -122,6 +122,10 @@ class ChainRecord(NamedTuple):
     decision: str | None = None
     url: str | None = None
     metadata: str | None = None
+    # Outside the hash: the redaction marker (any non-null value), and whether the append
+    # stored the text (None: not known, as in an exported file).
+    redacted: object = None
+    text_kept: int | None = None
 
 
 def format_observed_at(moment: datetime) -> str:
@@ -553,6 +557,8 @@ class ChainVerifier:
         ]:
             self.fail(f"url or metadata of seq {seq} does not match its attachment_hash")
             return False
+        if len(record) > 18 and record[18] is None and not self._unredacted_intact(record):
+            return False
         if self._keys is not None and not self._signed(seq, stored_hash, record[10], record[11]):
             return False
         self._version = version
@@ -583,6 +589,28 @@ class ChainVerifier:
             self.fail(
                 f"seq {seq} is a version-1 record but carries a decision, url, metadata or "
                 "attachment_hash, which a version-1 record_hash does not cover"
+            )
+            return False
+        return True
+
+    def _unredacted_intact(self, record: ChainRecord) -> bool:
+        """A record without a redaction marker still holds what its append stored.
+
+        Redaction (store.redaction) removes text, url and metadata and marks the record;
+        removing them without the marker is tampering: the url and metadata are
+        gone while ``attachment_hash`` still commits to them, or the text is gone
+        from a record whose append kept it (``text_kept``, known in the store only).
+        """
+        seq = record[1]
+        if record[16] is None and record[17] is None and record[14] is not None:
+            self.fail(
+                f"url and metadata of seq {seq} were removed without a redaction marker "
+                "(its attachment_hash commits to them)"
+            )
+            return False
+        if record[9] is None and len(record) > 19 and record[19]:
+            self.fail(
+                f"text of seq {seq} was removed without a redaction marker (the append stored it)"
             )
             return False
         return True
@@ -738,7 +766,17 @@ def record_from_json(value: object) -> ChainRecord:
         decision_text,
         value.get("url"),
         None if metadata is None else canonical_metadata(metadata),
+        _marker(value.get("redacted")),
     )
+
+
+def _marker(redacted: object) -> object:
+    """An exported line's ``redacted``: null or ``{at, reason}`` (MalformedLineError else)."""
+    if redacted is None:
+        return None
+    if type(redacted) is not dict or not {"at", "reason"} <= redacted.keys():
+        raise MalformedLineError("field redacted must be null or an object with at and reason")
+    return redacted
 
 
 def canonical_metadata(metadata: Mapping[str, Any]) -> str:

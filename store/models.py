@@ -143,6 +143,9 @@ class ObservationRow(Base):
     decision: Mapped[str | None] = mapped_column(Text)
     # Outside the hash: null, or {"at", "reason"} once the text, url and metadata were removed.
     redacted: Mapped[str | None] = mapped_column(Text)
+    # 1 when the append stored the text (migration 0004): a null text with 1 here and no
+    # redaction marker was removed behind the store's back, and verify says so.
+    text_kept: Mapped[int] = mapped_column(SmallInteger, server_default="0")
 
     __table_args__ = (
         CheckConstraint("seq >= 1", name="seq_positive"),

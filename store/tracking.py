@@ -33,12 +33,16 @@ from sqlalchemy import (
     Connection,
     Select,
     Table,
+    Text,
     bindparam,
+    case,
     func,
+    literal_column,
     select,
     tuple_,
     update,
 )
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
 from sqlalchemy.exc import DBAPIError
@@ -341,6 +345,8 @@ _CHAIN_COLUMNS = (
     observations.c.decision,
     observations.c.url,
     observations.c["metadata"],
+    observations.c.redacted,
+    observations.c.text_kept,
 )
 
 # A new source starts as an empty profile; the upsert's no-op update on an existing
@@ -491,7 +497,14 @@ PUBLICATION_ORDER = (
     .order_by(observations.c.published_at, observations.c.seq)
 )
 _INSERT_OBSERVATION = observations.insert().values(
-    {name: bindparam(name) for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)}
+    {
+        **{name: bindparam(name) for name in (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)},
+        # Whether the text was stored, from the text itself (store.redaction, migration 0004).
+        "text_kept": case(
+            (sql_cast(bindparam("text"), Text).is_(None), literal_column("0")),
+            else_=literal_column("1"),
+        ),
+    }
 )
 _UPDATE_PROFILE = (
     update(profiles)

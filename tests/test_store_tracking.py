@@ -261,7 +261,7 @@ def test_an_unusable_database_is_one_clear_error(url: str, needle: str) -> None:
 
 
 def test_first_use_migrates_to_head_and_matches_the_models(store: Store) -> None:
-    assert store.revision() == head_revision() == "0003"
+    assert store.revision() == head_revision() == "0004"
     with store.engine.connect() as conn:
         diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diffs == []

@@ -182,6 +182,61 @@ def test_tampering_around_a_redaction_is_still_caught(store: Store, rules: Track
     assert result.reason == "text of seq 2 does not match its content_hash"
 
 
+@pytest.mark.parametrize(
+    ("statement", "reason"),
+    [
+        ("SET text = NULL", "text of seq 3 was removed without a redaction marker"),
+        (
+            "SET url = NULL, metadata = NULL",
+            "url and metadata of seq 3 were removed without a redaction marker",
+        ),
+        ("SET url = 'https://example.org/other'", "url or metadata of seq 3 does not match"),
+    ],
+)
+def test_removal_without_the_marker_is_caught(
+    store: Store, rules: TrackingRules, statement: str, reason: str
+) -> None:
+    _fill(store, rules)
+    with store.transaction(write=True) as session:
+        redact(SOURCE, 2, "court order", session=session)
+    _execute(store, f"UPDATE observations {statement} WHERE source_id = '{SOURCE}' AND seq = 3")
+    with store.transaction() as session:
+        result = verify_source(SOURCE, session=session, rules=rules)
+    assert (result.intact, result.first_broken_seq) == (False, 3), result
+    assert result.reason is not None and result.reason.startswith(reason)
+
+
+def test_an_exported_removal_without_the_marker_is_caught(
+    store: Store, rules: TrackingRules
+) -> None:
+    _fill(store, rules)
+    with store.transaction() as session:
+        lines = [
+            orjson.loads(line)
+            for line in b"".join(export_lines(SOURCE, session=session)).splitlines()
+        ]
+    lines[3].update(url=None, metadata=None)
+    result = verify_jsonl(BytesIO(b"".join(orjson.dumps(line) + b"\n" for line in lines)))
+    assert (result.intact, result.first_broken_seq) == (False, 4)
+    assert result.reason is not None and "without a redaction marker" in result.reason
+    lines[3]["redacted"] = {"at": "2026-03-01T00:00:00.000000Z", "reason": "court order"}
+    assert verify_jsonl(BytesIO(b"".join(orjson.dumps(line) + b"\n" for line in lines))).intact
+
+
+def test_a_text_never_kept_is_not_a_removal(store: Store, rules: TrackingRules) -> None:
+    with store.transaction(write=True) as session:
+        append(
+            SOURCE,
+            classified(2, "hash only"),
+            text="hash only",
+            store_text=False,
+            rules=rules,
+            session=session,
+        )
+    with store.transaction() as session:
+        assert verify_source(SOURCE, session=session, rules=rules).intact
+
+
 def test_forget_deletes_the_source_and_nothing_else(store: Store, rules: TrackingRules) -> None:
     _fill(store, rules)
     _fill(store, rules, source="acct:2", days=[1, 2])

@@ -517,3 +517,35 @@ def test_the_export_stream_comes_in_bounded_pieces(store: Store, rules: Tracking
     longest_line = max(len(line) for piece in pieces for line in piece.splitlines(keepends=True))
     assert all(len(piece) < CHUNK_BYTES + longest_line for piece in pieces)
     assert verify_jsonl(BytesIO(b"".join(pieces))).checked == 300
+
+
+def test_migration_0004_marks_the_texts_already_kept(store: Store, rules: TrackingRules) -> None:
+    """A store at revision 0003 (records hold texts, none has text_kept) upgrades to one
+    where removing such a text is caught, and a text never kept is not."""
+    from alembic import command
+
+    from store import migrations
+
+    _fill(store, rules, days=[1, 2])
+    with store.transaction(write=True) as session:
+        append(
+            "acct:2",
+            classified(1, "never kept"),
+            text="never kept",
+            store_text=False,
+            rules=rules,
+            session=session,
+        )
+    with store.engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0003")
+    assert store.revision() == "0003"
+    assert store.upgrade().changed
+    with store.engine.connect() as conn:
+        kept = conn.execute(
+            sql_text("SELECT source_id, seq, text_kept FROM observations ORDER BY source_id, seq")
+        ).all()
+    assert [tuple(row) for row in kept] == [(SOURCE, 1, 1), (SOURCE, 2, 1), ("acct:2", 1, 0)]
+    _execute(store, f"UPDATE observations SET text = NULL WHERE source_id = '{SOURCE}' AND seq = 1")
+    with store.transaction() as session:
+        assert verify_source(SOURCE, session=session, rules=rules).first_broken_seq == 1
+        assert verify_source("acct:2", session=session, rules=rules).intact

@@ -284,6 +284,11 @@ class ObservationsQuery(_Request):
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="Observations to skip.")
 
 
+_NOT_SHOWN = r"\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+# Some character that is neither a space nor a control/format character, none of those.
+REASON_PATTERN = f"^[^{_NOT_SHOWN}]*[^\\s{_NOT_SHOWN}][^{_NOT_SHOWN}]*$"
+
+
 class RedactRequest(_Request):
     """Why a record's text, url and metadata are removed (kept with the record)."""
 
@@ -291,8 +296,13 @@ class RedactRequest(_Request):
         min_length=1,
         max_length=MAX_REASON_CHARS,
         description="Why the record is redacted (a data-protection request, a court order...): "
-        f"1 to {MAX_REASON_CHARS} characters, no control characters.",
+        f"1 to {MAX_REASON_CHARS} characters, not only spaces, no control or format characters "
+        "(Unicode Cc, Cf).",
         examples=["data-protection request 2026-114"],
+        # Published, not enforced here: the store applies the full rule (every Cc/Cf/Cs
+        # character), naming the one it found; the pattern names what a JSON Schema regex
+        # can portably, as SOURCE_ID_PATTERN does.
+        json_schema_extra={"pattern": REASON_PATTERN},
     )
 
 

@@ -88,6 +88,31 @@ class CompiledPattern:
     filler_groups: tuple[str, ...]
 
 
+def form_trie(forms: Iterable[str]) -> str:
+    """One alternation of word forms, factored on their common beginnings.
+
+    A class of a few hundred lemmas has thousands of forms that share stems and
+    prefixes (Arabic هيقتلوا, هيقتلو, هنقتل ...): written as a prefix tree
+    ("هيقتلو(?:ا)?") the source is several times shorter, so RE2 compiles it faster
+    and in less memory, and it matches the same words. An optional ending is a
+    greedy ``?``, so the longest form is preferred, as in a longest-first list.
+    """
+
+    def alternation(tails: list[str]) -> str:
+        groups: dict[str, list[str]] = {}
+        for tail in tails:
+            if tail:
+                groups.setdefault(tail[0], []).append(tail[1:])
+        branches = [first + alternation(rest) for first, rest in sorted(groups.items())]
+        if not branches:
+            return ""
+        if "" in tails:
+            return "(?:" + "|".join(branches) + ")?"
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return alternation(list(dict.fromkeys(forms)))
+
+
 def _class_for(ch: str, classes: Mapping[str, str]) -> str:
     extra = classes.get(ch)
     if not extra:
@@ -206,8 +231,11 @@ class PatternCompiler:
         if self._words is None:
             raise PatternError(f"{where}: word class {{W:{spec}}} but the pack has no words")
         forms = self._words.forms(spec, where)
-        parts = [self.translate(form, where=where, allow_slots=False) for form in forms]
-        compiled = "(?:" + "|".join(dict.fromkeys(parts)) + ")" if parts else NEVER
+        compiled = (
+            "(?:" + self.translate(form_trie(forms), where=where, allow_slots=False) + ")"
+            if forms
+            else NEVER
+        )
         self._word_cache[spec] = compiled
         return compiled
 

@@ -42,6 +42,7 @@ GENERATORS: dict[str, str] = {
     "ha": "ha-hand/1",
     "ig": "ig-hand/1",
     "yo": "yo-hand/1",
+    "ar": "ar-templates/1",
 }
 
 # Paradigm slots per part of speech. A pattern may restrict a class to some of
@@ -109,6 +110,7 @@ LANGUAGE_SLOTS: dict[str, dict[str, tuple[str, ...]]] = {
         "verb": (
             "inf",  # verbal noun (masdar)
             *(f"{tense}{person}" for tense in ("subj", "pres", "fut", "past") for person in "123"),
+            "neg",  # the م…ش circumfix, first and third persons
             "imp",
             "pass",  # colloquial passive (ات / ان / يت / ين)
             "ppr",  # active participle

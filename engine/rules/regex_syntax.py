@@ -9,6 +9,8 @@ the dispatch and cue-presence decisions (engine.pipeline).
 
 from __future__ import annotations
 
+import functools
+
 from engine.errors import PatternError
 from engine.text.normalize import fold_char
 
@@ -80,11 +82,14 @@ def group_end(source: str, start: int) -> int:
     raise PatternError(f"unbalanced parenthesis in {source!r}")
 
 
+@functools.lru_cache(maxsize=4096)
 def min_length(regex: str) -> int:
     """The fewest characters an RE2 expression of this compiler's output can match.
 
     Used to rank a pattern's components by how specific they are: a part that can
-    match one letter ("i") says little; one that needs six says a lot.
+    match one letter ("i") says little; one that needs six says a lot. Cached: the
+    same component (a word class, a lexicon entry) recurs in many patterns, and a
+    word class's alternation is tens of thousands of characters long.
     """
     value, _ = _min_alternation(regex, 0)
     return value

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from engine.rules import morphology
-from engine.rules.formgen import es, fr, ha, ig, ru, yo
+from engine.rules.formgen import ar, es, fr, ha, ig, ru, yo
 
 PARADIGMS: dict[str, ModuleType] = {
     "fr": fr,
@@ -27,12 +27,13 @@ PARADIGMS: dict[str, ModuleType] = {
     "ha": ha,
     "ig": ig,
     "yo": yo,
+    "ar": ar,
 }
 # Languages whose generated forms are checked against simplemma's lemma table
 # (Russian forms come from pymorphy3 and are checked against simplemma's table,
 # an independent source). Hausa, Igbo and Yoruba have no table: their forms are
 # hand-written and reviewed as such.
-ATTESTED: frozenset[str] = frozenset({"fr", "es", "ru"})
+ATTESTED: frozenset[str] = frozenset({"fr", "es", "ru", "ar"})
 # Each language module names its generators after the part of speech they inflect.
 GENERATOR_OF_POS: dict[str, str] = {"verb": "verb", "adj": "adjective", "noun": "noun"}
 
@@ -62,6 +63,12 @@ def attestation(code: str) -> Callable[[str, str], bool]:
     )
 
     table: Any = DefaultDictionaryFactory().get_dictionary(code)
+    if code == "ar":
+        # The Arabic table is spelt with hamza forms and ة; the forms are folded
+        # (engine.text.normalize), so compare folded keys.
+        from engine.text.normalize import fold_literal
+
+        table = {fold_literal(key): value for key, value in table.items()}
 
     def known(form: str, lemma: str) -> bool:
         if " " in form:
@@ -84,7 +91,8 @@ def generate(code: str, words: dict[str, Any]) -> dict[str, Any]:
         missing = sorted(
             {
                 form
-                for values in forms.values()
+                for slot, values in forms.items()
+                if slot not in getattr(module, "UNATTESTED_SLOTS", ())
                 for form in values
                 if known is not None and not known(form, lemma)
             }

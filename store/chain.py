@@ -234,22 +234,22 @@ def _canonical_v2(
 ) -> bytes:
     # ``decision`` is already canonical JSON text: embedded as is (orjson.Fragment),
     # never parsed and re-serialized, so the hash covers exactly the stored bytes.
+    # Keys written in sorted order (orjson keeps insertion order): no sort per record.
     return orjson.dumps(
         {
-            "record_version": 2,
-            "source_id": source_id,
-            "seq": seq,
-            "observed_at": observed_at,
-            "published_at": published_at,
-            "content_hash": content_hash,
             "attachment_hash": attachment_hash,
-            "harm_mechanism": harm_mechanism,
-            "severity": severity,
+            "content_hash": content_hash,
             "decision": orjson.Fragment(decision) if decision is not None else None,
-            "taxonomy_version": taxonomy_version,
+            "harm_mechanism": harm_mechanism,
+            "observed_at": observed_at,
             "prev_hash": prev_hash,
-        },
-        option=orjson.OPT_SORT_KEYS,
+            "published_at": published_at,
+            "record_version": 2,
+            "seq": seq,
+            "severity": severity,
+            "source_id": source_id,
+            "taxonomy_version": taxonomy_version,
+        }
     )
 
 

@@ -20,6 +20,8 @@ recomputed with the standard library alone. The decision's one float,
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -34,6 +36,8 @@ from store.errors import StoreError
 MAX_METADATA_BYTES = 4096
 MAX_METADATA_DEPTH = 4
 MAX_URL_CHARS = 2048
+# Whitespace (Unicode's, as str.isspace) and C0/DEL controls: never part of a URL as given.
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 DEFAULT_MAX_FUTURE_SKEW_S = 300.0
 
 
@@ -107,7 +111,7 @@ def check_url(value: object) -> str:
         raise InvalidEvidenceError(
             "url", f"is {len(value)} characters long; the limit is {MAX_URL_CHARS}"
         )
-    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in value):
+    if _SPACE_OR_CONTROL.search(value):
         raise InvalidEvidenceError("url", "must not contain spaces or control characters")
     try:
         parts = urlsplit(value)
@@ -128,13 +132,21 @@ def check_url(value: object) -> str:
     return value
 
 
-def _depth(value: object) -> int:
-    """Nesting depth: a scalar 0, an object or array 1 + its deepest member."""
+def _shape(value: object) -> tuple[int, bool]:
+    """Nesting depth (a scalar 0, an object or array 1 + its deepest member) and whether a
+    float is anywhere inside (the one type whose spelling encoders may disagree on)."""
     if isinstance(value, dict):
-        return 1 + max((_depth(member) for member in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((_depth(member) for member in value), default=0)
-    return 0
+        members: Iterable[object] = value.values()
+    elif isinstance(value, list):
+        members = value
+    else:
+        return 0, isinstance(value, float)
+    deepest, floats = 0, False
+    for member in members:
+        depth, has_float = _shape(member)
+        deepest = max(deepest, depth)
+        floats = floats or has_float
+    return 1 + deepest, floats
 
 
 def canonical_metadata(value: object) -> str:
@@ -142,7 +154,7 @@ def canonical_metadata(value: object) -> str:
     MAX_METADATA_DEPTH, as its canonical JSON text."""
     if not isinstance(value, dict):
         raise InvalidEvidenceError("metadata", "must be a JSON object")
-    depth = _depth(value)
+    depth, floats = _shape(value)
     if depth > MAX_METADATA_DEPTH:
         raise InvalidEvidenceError(
             "metadata",
@@ -162,19 +174,25 @@ def canonical_metadata(value: object) -> str:
             "metadata",
             f"is {len(fast)} bytes as canonical JSON; the limit is {MAX_METADATA_BYTES} (4 KiB)",
         )
-    try:
-        reference = json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        ).encode("utf-8")
-    except (ValueError, TypeError):
-        reference = b""
-    if reference != fast:
+    if floats and not _same_spelling(value, fast):
         raise InvalidEvidenceError(
             "metadata",
             "holds a number without one canonical JSON spelling (NaN, infinity, or a float "
             "such as 1e-05 that JSON encoders write differently): send it as a string",
         )
     return fast.decode("utf-8")
+
+
+def _same_spelling(value: dict[str, Any], fast: bytes) -> bool:
+    """Whether the standard library writes ``value`` as orjson did (only floats can differ:
+    strings, integers, booleans and null are written alike, which a test checks)."""
+    try:
+        reference = json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        ).encode("utf-8")
+    except (ValueError, TypeError):
+        return False
+    return reference == fast
 
 
 def make_evidence(

@@ -6,8 +6,10 @@ published_at, url, metadata, and that the text can be stored): a bad row is
 reported with its position (a file's line number, a request's index) and
 never reaches the database, while the valid rows go on. Valid rows are
 classified with ``classify_many`` a batch at a time, then appended source by
-source in chunks of at most ``CHUNK`` records: one transaction, one lock and
-one profile update per chunk (``store.tracking.append_many``). Appends to a
+source in chunks (``store.tracking.append_many``: one lock and one profile
+update per source chunk), several sources' chunks sharing a transaction of at
+most ``CHUNK`` records (a feed of many sources would otherwise pay a commit,
+an fsync on SQLite, for a handful of records). Appends to a
 source stay serialized through its profile row's lock, so concurrent ingests
 and observes of one source form one unbroken chain on SQLite and PostgreSQL,
 and a chunk is written whole or not at all.
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
 MAX_ITEMS = 1000  # items of one POST /tracking/ingest
 BATCH = 2000  # rows classified together (and held in memory) at a time
-CHUNK = 500  # records of one source per transaction
+CHUNK = 1000  # records per transaction (of one source or several)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +121,41 @@ def ingest(
     clock = now or (lambda: datetime.now(UTC))
     digest = classifier.taxonomy.digest
     postgres = store.backend == "postgresql"
+
+    def commit(group: list[_Piece]) -> None:
+        """One transaction for the group: each source's chunk under its lock, its profile
+        updated once. A tampered head fails the transaction; its sources are then
+        retried one transaction each, so only that source's rows are refused."""
+        try:
+            with writer.transaction() as conn:
+                outcomes = [
+                    append_many(
+                        source_id,
+                        [entry for _, entry in chunk],
+                        store_text=store_text,
+                        rules=rules,
+                        session=conn,
+                        signer=signer,
+                        taxonomy_digest=digest,
+                        skip_existing=skip_existing,
+                    )[0]
+                    for source_id, chunk in group
+                ]
+        except TamperedHeadError as exc:
+            if len(group) > 1:
+                for piece in group:
+                    commit([piece])
+                return
+            report.errors.extend(IngestError(position, str(exc)) for position, _ in group[0][1])
+            return
+        for (source_id, chunk), written in zip(group, outcomes, strict=True):
+            report.appended += len(written)
+            report.skipped += len(chunk) - len(written)
+            if written:
+                report.sources.add(source_id)
+                if after_commit is not None:
+                    after_commit(written)
+
     with store.writer() as writer:
         iterator = iter(rows)
         while batch := list(islice(iterator, BATCH)):
@@ -141,38 +178,27 @@ def ingest(
                 by_source.setdefault(each.source_id, []).append(
                     (each.position, Entry(result, each.text, each.evidence))
                 )
-            # Sources in id order: concurrent ingests lock PostgreSQL rows in one order.
+            # Sources in id order, each in chunks, packed into transactions of at most
+            # CHUNK records: every transaction locks its sources in ascending order, so
+            # concurrent ingests (and the API's group commit) cannot deadlock.
+            group: list[_Piece] = []
+            size = 0
             for source_id in sorted(by_source):
                 for chunk in _chunks(by_source[source_id]):
-                    entries = [entry for _, entry in chunk]
-                    try:
-                        with writer.transaction() as conn:
-                            written, _ = append_many(
-                                source_id,
-                                entries,
-                                store_text=store_text,
-                                rules=rules,
-                                session=conn,
-                                signer=signer,
-                                taxonomy_digest=digest,
-                                skip_existing=skip_existing,
-                            )
-                    except TamperedHeadError as exc:
-                        # Nothing of this source is appended; the other sources go on.
-                        report.errors.extend(
-                            IngestError(position, str(exc)) for position, _ in chunk
-                        )
-                        continue
-                    report.appended += len(written)
-                    report.skipped += len(chunk) - len(written)
-                    if written:
-                        report.sources.add(source_id)
-                        if after_commit is not None:
-                            after_commit(written)
+                    if group and size + len(chunk) > CHUNK:
+                        commit(group)
+                        group, size = [], 0
+                    group.append((source_id, chunk))
+                    size += len(chunk)
+            if group:
+                commit(group)
             if progress is not None:
                 progress(len(batch))
     report.errors.sort(key=lambda error: error.position)
     return report
+
+
+_Piece = tuple[str, list[tuple[int, Entry]]]
 
 
 def _chunks(entries: list[tuple[int, Entry]]) -> Iterator[list[tuple[int, Entry]]]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
+from tests.perf.ingest_perf import ingest_section
 from tests.perf.store_perf import store_section
 from tests.perf.workbench_perf import workbench_section
 
@@ -136,6 +137,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": startup_section,
     "benchmark": benchmark_section,
     "store": store_section,
+    "ingest": ingest_section,
     "api": api_section,
     "workbench": workbench_section,
 }

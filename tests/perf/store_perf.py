@@ -47,7 +47,13 @@ from store import (
     open_store,
     verify_source,
 )
-from store.chain import GENESIS_HASH, VerifyResult, format_observed_at, record_hash
+from store.chain import (
+    GENESIS_HASH,
+    VerifyResult,
+    canonical_decision,
+    format_observed_at,
+    record_hash_v2,
+)
 from store.signing import KeyRing, generate_ed25519, parse_signing_key
 from store.tracking import observations, profiles
 
@@ -214,7 +220,7 @@ def _sqlite_appends(
 
 
 def _chain_rows(source_id: str, count: int, *, texts: bool = True) -> Iterator[dict[str, Any]]:
-    """Records exactly as appends would write them, computed without the database."""
+    """Version-2 records exactly as appends would write them, computed without the database."""
     hashes = [hashlib.sha256(text.encode()).hexdigest() for text in TEXTS]
     mechanisms = [
         None,
@@ -224,18 +230,36 @@ def _chain_rows(source_id: str, count: int, *, texts: bool = True) -> Iterator[d
         "direct_call_to_violence",
     ]
     severities = [0, 2, 3, 3, 4]
+    decisions = [
+        canonical_decision(
+            {
+                "harm_category": "none" if severity == 0 else "dehumanization",
+                "confidence": 0.0 if severity == 0 else 0.95,
+                "matched_pattern": None if severity == 0 else f"D2.4a-00{severity}:en:0",
+                "row_id": None if severity == 0 else f"D2.4a-00{severity}",
+                "spans": [] if severity == 0 else [[0, 12]],
+                "suppressions": [],
+                "language": "en",
+                "taxonomy_digest": "d" * 64,
+            }
+        )
+        for severity in severities
+    ]
     start = datetime(2026, 1, 1, tzinfo=UTC)
     prev = GENESIS_HASH
     for seq in range(1, count + 1):
         k = seq % len(TEXTS)
         observed_at = format_observed_at(start + timedelta(microseconds=seq * 1000))
-        digest = record_hash(
+        digest = record_hash_v2(
             source_id=source_id,
             seq=seq,
             observed_at=observed_at,
+            published_at=observed_at,
             content_hash=hashes[k],
+            attachment_hash=None,
             harm_mechanism=mechanisms[k],
             severity=severities[k],
+            decision=decisions[k],
             taxonomy_version="1.0.0",
             prev_hash=prev,
         )
@@ -250,6 +274,9 @@ def _chain_rows(source_id: str, count: int, *, texts: bool = True) -> Iterator[d
             "taxonomy_version": "1.0.0",
             "prev_hash": prev,
             "record_hash": digest,
+            "record_version": 2,
+            "published_at": observed_at,
+            "decision": decisions[k],
         }
         prev = digest
 
@@ -280,7 +307,15 @@ def _load_chain(store: Store, source_id: str, count: int) -> None:
     with store.transaction(write=True) as session:
         conn = session.connection()
         head = rows[-1]["record_hash"]
-        conn.execute(profiles.insert(), [_profile_row(source_id, 0, count, head)])
+        profile = _profile_row(source_id, 0, count, head)
+        # The fields verify recomputes from the records alone (without the rules).
+        profile.update(
+            current_severity=rows[-1]["severity"],
+            first_observed_at=rows[0]["published_at"],
+            last_observed_at=rows[-1]["published_at"],
+            peak_severity=max(row["severity"] for row in rows),
+        )
+        conn.execute(profiles.insert(), [profile])
         for start in range(0, count, 10_000):
             conn.execute(observations.insert(), rows[start : start + 10_000])
 

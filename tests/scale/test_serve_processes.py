@@ -16,17 +16,25 @@ is tests/test_api_faults.py; this adds separate processes on PostgreSQL.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.store_fixtures import fresh_pg_schema
-from tests.test_api_e2e import Server, running_server, server_env
+from tests.test_api_e2e import (
+    HARMWATCH,
+    ROOT,
+    Server,
+    _wait_for_health,
+    free_port,
+    server_env,
+)
 from tests.test_api_faults import assert_intact, observe, stored_chains
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -42,15 +50,43 @@ SIGNING_KEY = "scale-test-signing-key-" + "5" * 20
 def servers(
     pg_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[list[Server], str]]:
+    from tests.store_fixtures import fresh_pg_schema  # after pytest_plugins loaded it
+
     url = fresh_pg_schema(pg_database)
     tmp = tmp_path_factory.mktemp("processes")
     env = server_env(url, HARMWATCH_SIGNING_KEY=SIGNING_KEY)
     with ExitStack() as stack:
+        # Started together, so they compile their taxonomies (and race to migrate the
+        # new schema, which an advisory lock serializes) at the same time.
         started = [
-            stack.enter_context(running_server(env, tmp / f"server-{n}.log"))
-            for n in range(PROCESSES)
+            stack.enter_context(_started(env, tmp / f"server-{n}.log")) for n in range(PROCESSES)
         ]
+        for server in started:
+            _wait_for_health(server)
         yield started, url
+
+
+@contextmanager
+def _started(env: dict[str, str], log: Path) -> Iterator[Server]:
+    """``harmwatch serve`` on a free loopback port, not yet waited for; stopped at the end."""
+    port = free_port()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(HARMWATCH), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield Server(f"http://127.0.0.1:{port}", log, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def _observes_answered(server: Server) -> int:

@@ -41,9 +41,13 @@ SOURCES = {"acct:1": [0, 2, 3, 4, 1], "acct:2": [4, 4]}
 
 
 @pytest.fixture(autouse=True)
-def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, classifier: Classifier) -> None:
+def cli_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, classifier: Classifier, rules: TrackingRules
+) -> None:
     isolate_cli(monkeypatch, tmp_path)
     monkeypatch.setattr("workbench.commands.track.build_classifier", lambda _s: classifier)
+    # The shipped taxonomy's rules, loaded once (each command would load the taxonomy again).
+    monkeypatch.setattr("workbench.commands.track._rules", lambda _s: rules)
 
 
 def _write_chain(path: Path, rules: TrackingRules) -> None:

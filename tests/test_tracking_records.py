@@ -375,6 +375,8 @@ def test_delete_route_needs_the_id_confirmed(client: TestClient) -> None:
 @pytest.fixture
 def cli_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, rules: TrackingRules) -> Settings:
     isolate_cli(monkeypatch, tmp_path)
+    # The shipped taxonomy's rules, loaded once (each command would load the taxonomy again).
+    monkeypatch.setattr("workbench.commands.track._rules", lambda _s: rules)
     settings = Settings(_env_file=None, tracking_db_url=f"sqlite:///{tmp_path}/cli.sqlite3")
     opened = open_store(settings)
     try:

@@ -49,7 +49,9 @@ SWAGGER_OPERATION = re.compile(
 )
 
 
-def _browser() -> str:
+@pytest.fixture(scope="module")
+def browser() -> str:
+    """Chromium's path; checked before any server is started for it."""
     for name in BROWSERS:
         found = shutil.which(name)
         if found:
@@ -126,8 +128,9 @@ def _dump_doms(browser: str, base: str, pages: list[str], directory: Path) -> di
     return doms
 
 
-def test_docs_and_redoc_render_every_operation_offline(base_url: str, tmp_path: Path) -> None:
-    browser = _browser()
+def test_docs_and_redoc_render_every_operation_offline(
+    browser: str, base_url: str, tmp_path: Path
+) -> None:
     schema = httpx.get(f"{base_url}/openapi.json", timeout=10).json()
     expected = {
         (method.upper(), path)

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from engine.errors import PatternError
 from engine.rules.models import MACRO_NAME, LexiconEntry, Obfuscation
 from engine.rules.morphology import WordBook
-from engine.rules.regex_syntax import class_end, escape_length, fold_class, group_end
+from engine.rules.regex_syntax import (
+    class_end,
+    escape_length,
+    fold_class,
+    group_end,
+    know_min_length,
+)
 from engine.rules.variants import TypoVariants
 from engine.text.normalize import fold_char
 
@@ -236,6 +242,10 @@ class PatternCompiler:
             if forms
             else NEVER
         )
+        if forms:
+            # Every letter is one character (widened to a class at most); a space
+            # matches whitespace or none: the shortest form without its spaces.
+            know_min_length(compiled, min(len(form.replace(" ", "")) for form in forms))
         self._word_cache[spec] = compiled
         return compiled
 

@@ -82,6 +82,19 @@ def group_end(source: str, start: int) -> int:
     raise PatternError(f"unbalanced parenthesis in {source!r}")
 
 
+# Sub-expressions whose minimum length their compiler already knows: a word class's
+# prefix tree (engine.rules.compiler.word_class), tens of thousands of characters
+# that every pattern using the class repeats. min_length reads each as one group.
+_KNOWN_MIN: dict[str, int] = {}
+_KNOWN_MIN_CHARS = 2000  # smaller expressions are cheaper to read than to look up
+
+
+def know_min_length(regex: str, value: int) -> None:
+    """Record that ``regex`` (a whole group) matches at least ``value`` characters."""
+    if len(regex) >= _KNOWN_MIN_CHARS:
+        _KNOWN_MIN[regex] = value
+
+
 @functools.lru_cache(maxsize=4096)
 def min_length(regex: str) -> int:
     """The fewest characters an RE2 expression of this compiler's output can match.
@@ -91,6 +104,10 @@ def min_length(regex: str) -> int:
     same component (a word class, a lexicon entry) recurs in many patterns, and a
     word class's alternation is tens of thousands of characters long.
     """
+    if len(regex) >= _KNOWN_MIN_CHARS:
+        for known, value in tuple(_KNOWN_MIN.items()):  # a snapshot: other threads add
+            if known in regex:
+                regex = regex.replace(known, "(?:" + "x" * value + ")")
     value, _ = _min_alternation(regex, 0)
     return value
 

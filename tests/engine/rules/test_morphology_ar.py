@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import re2
 
+from engine.rules import regex_syntax
 from engine.rules.compiler import form_trie
 from engine.rules.formgen import ar
 from engine.rules.load import LoadedTaxonomy, load_taxonomy
@@ -111,3 +112,16 @@ def test_form_trie_matches_exactly_the_forms(forms: list[str]) -> None:
         assert regex.fullmatch(form), form
     for other in ("tu", "tuero", "هقتلوه", "abcd", "", "ب"):
         assert bool(regex.fullmatch(other)) is (other in forms), other
+
+
+def test_a_known_class_length_gives_the_same_minimum() -> None:
+    """min_length reads a registered word-class tree as one group of its known length."""
+    forms = [
+        f"{a}{b}{c}{d}" for a in "abcdefgh" for b in "ijklmnop" for c in "qrst" for d in ("uv", "w")
+    ]
+    tree = "(?:" + form_trie(forms) + ")"
+    assert len(tree) >= 2000
+    texts = [f"x{tree}yz", f"(?:a|{tree}?)b", f"{tree}{{2,3}}", f"(?:{tree}|pq)r"]
+    expected = [regex_syntax._min_alternation(text, 0)[0] for text in texts]
+    regex_syntax.know_min_length(tree, min(len(form) for form in forms))
+    assert [regex_syntax.min_length(text) for text in texts] == expected

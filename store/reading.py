@@ -11,27 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 import orjson
 from sqlalchemy import bindparam, select
 
-from store.chain import format_observed_at
+from store.chain import OBSERVATION_FIELDS, SIGNATURE_FIELDS, format_observed_at
 from store.tracking import (
+    _EXPORT,
+    _JSON_POSITIONS,
     _OBSERVATION_COLUMNS,
     MAX_LIMIT,
     STREAM_BATCH,
     Observation,
     SessionLike,
     _connection,
+    _DriverStatement,
     _observation,
     get_profile,
-    iter_chain,
     observations,
     observations_between,
 )
 
 Order = Literal["asc", "desc"]
+_EXPORT_ROWS = _DriverStatement(_EXPORT)
+_KEY_ID = len(OBSERVATION_FIELDS) + SIGNATURE_FIELDS.index("key_id")
+_SIGNATURE = len(OBSERVATION_FIELDS) + SIGNATURE_FIELDS.index("signature")
 # Bytes gathered before a piece of the export stream is handed on: large enough that
 # a response is a few hundred writes for 100,000 records, small enough to stay flat.
 CHUNK_BYTES = 64 * 1024
@@ -104,23 +109,44 @@ def published_between(
     return [_observation(row) for row in rows]
 
 
+def _line(row: Any) -> bytes:
+    """One export line from a driver row of ``_OBSERVATION_COLUMNS``: what
+    ``orjson.dumps(Observation.to_dict())`` writes (a test holds the two to the same
+    bytes), without building the Observation: half of the export's time."""
+    values = list(row)
+    for index in _JSON_POSITIONS:
+        if values[index] is not None:
+            values[index] = orjson.loads(values[index])
+    fields = dict(zip(OBSERVATION_FIELDS, values, strict=False))
+    if values[_SIGNATURE] is not None:
+        fields["key_id"] = values[_KEY_ID]
+        fields["signature"] = values[_SIGNATURE]
+    return orjson.dumps(fields) + b"\n"
+
+
 def export_lines(source_id: str, *, session: SessionLike) -> Iterator[bytes]:
     """The chain as JSONL, oldest first, in pieces of about ``CHUNK_BYTES``.
 
     Every field of every record (``Observation.to_dict``: the hashed ones of
     its record version, text, url, metadata and the ``redacted`` marker), read
-    ``STREAM_BATCH`` rows at a time: memory stays flat at any chain length.
-    UnknownSource is raised on the first ``next()``, before anything is yielded.
+    ``STREAM_BATCH`` rows at a time (a server-side cursor on PostgreSQL):
+    memory stays flat at any chain length. UnknownSource is raised on the
+    first ``next()``, before anything is yielded.
     """
+    get_profile(source_id, session=session)
     pending: list[bytes] = []
     size = 0
-    for observation in iter_chain(source_id, session=session):
-        line = orjson.dumps(observation.to_dict()) + b"\n"
-        pending.append(line)
-        size += len(line)
-        if size >= CHUNK_BYTES:
-            yield b"".join(pending)
-            pending, size = [], 0
+    rows = _EXPORT_ROWS.stream(_connection(session), {"sid": source_id})
+    try:
+        for row in rows:
+            line = _line(row)
+            pending.append(line)
+            size += len(line)
+            if size >= CHUNK_BYTES:
+                yield b"".join(pending)
+                pending, size = [], 0
+    finally:
+        rows.close()  # a client that leaves mid-stream must not leave a server-side cursor open
     if pending:
         yield b"".join(pending)
 

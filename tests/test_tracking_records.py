@@ -551,3 +551,33 @@ def test_migration_0004_marks_the_texts_already_kept(store: Store, rules: Tracki
     with store.transaction() as session:
         assert verify_source(SOURCE, session=session, rules=rules).first_broken_seq == 1
         assert verify_source("acct:2", session=session, rules=rules).intact
+
+
+def test_the_export_stream_writes_what_export_chain_writes(
+    store: Store, rules: TrackingRules
+) -> None:
+    """Signed and unsigned, redacted and not, v2 evidence and none: byte for byte."""
+    from store import export_chain
+    from store.trust import Trust
+
+    signer = Trust.from_settings(
+        Settings(_env_file=None, signing_key="export-hmac-secret-" + "5" * 24)
+    ).signer
+    _fill(store, rules, days=[3, 1])
+    with store.transaction(write=True) as session:
+        append(
+            SOURCE,
+            classified(4, "signed"),
+            text="signed",
+            store_text=True,
+            rules=rules,
+            session=session,
+            signer=signer,
+        )
+        redact(SOURCE, 1, "court order", session=session)
+    with store.transaction() as session:
+        streamed = b"".join(export_lines(SOURCE, session=session))
+        written = BytesIO()
+        assert export_chain(SOURCE, written, session=session) == 3
+    assert streamed == written.getvalue()
+    assert b'"signature":' in streamed.splitlines()[2]

@@ -74,7 +74,8 @@ def test_source_with_timeline(snap_compare: Any, make_app: AppFactory, ranked: S
     """forum:rising, opened by jumping to "forum:ris".
 
     You should see the profile card (risk CRITICAL, trend ↑ escalating,
-    severity ANIMALIZATION (3), 5 obs, first/last times, head hash), a strip of
+    severity ANIMALIZATION (3), 5 obs, first/last times, head hash, and "peak 3
+    window 0:2 1:1 2:1 3:1 4:0 rose 27 d ago chain ✓ intact"), a strip of
     five blocks rising from ▁ to ▆ above the rolling-average sparkline and the
     date 2026-02-01, and five observations newest first with their texts.
     """

@@ -322,6 +322,27 @@ class StoreService:
         (with ``rules``), and the checkpoints of ``checkpoint_file`` or else the latest
         saved one. A checkpoint that cannot be used raises ``CheckpointError``.
         """
+        return self._walk(source_id, progress, rules=rules, checkpoint_file=checkpoint_file)
+
+    def chain_status(
+        self,
+        source_id: str,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        rules: TrackingRules | None = None,
+    ) -> VerifyResult:
+        """The Source screen's background check behind its card: the walk ``verify``
+        does (keys, the latest saved checkpoint, every profile field), with no dialog."""
+        return self._walk(source_id, progress, rules=rules, checkpoint_file=None)
+
+    def _walk(
+        self,
+        source_id: str,
+        progress: Callable[[int, int], None] | None,
+        *,
+        rules: TrackingRules | None,
+        checkpoint_file: Path | None,
+    ) -> VerifyResult:
         from store import verify_source
         from store.checkpoints import read_file
 

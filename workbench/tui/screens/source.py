@@ -10,12 +10,14 @@ observation pages (``PagedTable``, by seq range, never a deep OFFSET).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
@@ -45,6 +47,19 @@ COLUMNS = (
 )
 CANCEL_CHECK_EVERY = 2000
 """Records between two cancel checks of the timeline worker."""
+
+
+class _Cancelled(Exception):  # noqa: N818 - raised inside verify's progress callback
+    """The screen went away while its chain was being checked."""
+
+
+@dataclass
+class ChainChecked(Message):
+    """The background verify of the shown source is done (the card's chain status)."""
+
+    source_id: str
+    intact: bool
+    summary: str
 
 
 class ObservationRow(tuple[Cell, ...]):
@@ -162,6 +177,38 @@ class SourceScreen(WorkbenchScreen):
     def _profile_loaded(self, message: ProfileLoaded) -> None:
         if message.profile.source_id == self.source_id:
             self.profile = message.profile
+            self._check_chain(self.source_id)
+
+    # -- chain status ---------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="source-chain", exit_on_error=False)
+    def _check_chain(self, source_id: str) -> None:
+        """Verify the chain behind the card (as ``v`` does, without the dialog), streamed
+        in the background: the card says "checking…" until it is done."""
+        from store import StoreError
+        from store.checkpoints import CheckpointError
+
+        worker = get_current_worker()
+
+        def cancelled(_checked: int, _total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled
+
+        try:
+            rules = self.services.engine.tracking_rules()
+            result = self.services.store.chain_status(source_id, cancelled, rules=rules)
+        except _Cancelled:
+            return
+        except (StoreError, CheckpointError) as exc:
+            self.post_message(ChainChecked(source_id, False, _first_line(exc)))
+            return
+        summary = "✓ intact" if result.intact else f"✗ broken at seq {result.first_broken_seq}"
+        self.post_message(ChainChecked(source_id, result.intact, summary))
+
+    @on(ChainChecked)
+    def _chain_checked(self, message: ChainChecked) -> None:
+        if message.source_id == self.source_id:
+            self.query_one(ProfileCard).show_chain(message.intact, message.summary)
 
     def watch_profile(self, profile: SourceProfile | None) -> None:
         if profile is None:

@@ -1,9 +1,12 @@
-"""A source's standing at a glance: risk, severity, average, trend, counts, times, head.
+"""A source's standing at a glance: risk, severity, average, trend, counts, times, head,
+and what an analyst asks next: the peak, the window by severity, the last escalation
+and whether the chain verifies.
 
-Fed a ``SourceProfile`` (plain data read by the screen's worker) and the
-clock's "now"; it decides nothing, it only lays the profile's own fields out
-in three lines that fit 80 columns. Colours are theme variables read when
-drawn, so switching theme recolours the card.
+Fed a ``SourceProfile`` (plain data read by the screen's worker), the clock's
+"now" and, once the screen's verify worker is done, the chain's status; it
+decides nothing, it only lays the fields out in four lines that fit 80
+columns. Colours are theme variables read when drawn, so switching theme
+recolours the card.
 """
 
 from __future__ import annotations
@@ -43,19 +46,28 @@ def trend_text(trend: str) -> str:
 
 
 class ProfileCard(Widget):
-    """Three lines: who and how risky; how severe and where it is heading; when and which head."""
+    """Four lines: who and how risky; how severe and where it is heading; when and which
+    head; the peak, the window's severities, the last escalation and the chain's status."""
 
-    DEFAULT_CSS = "ProfileCard { height: 3; padding: 0 1; }"
+    DEFAULT_CSS = "ProfileCard { height: 4; padding: 0 1; }"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.profile: SourceProfile | None = None
         self.now: datetime | None = None
         self.note = "loading profile…"
+        # None while the chain is being checked; then (intact, what to say).
+        self.chain: tuple[bool, str] | None = None
 
     def show(self, profile: SourceProfile, now: datetime) -> None:
         self.profile = profile
         self.now = now
+        self.chain = None
+        self.refresh()
+
+    def show_chain(self, intact: bool, summary: str) -> None:
+        """The verify worker's verdict on the profile shown: ``✓ intact`` or why not."""
+        self.chain = (intact, summary)
         self.refresh()
 
     def show_note(self, note: str) -> None:
@@ -97,4 +109,23 @@ class ProfileCard(Widget):
         text.append(f" ({relative_time(profile.last_observed_at, self.now)})", muted)
         text.append("  head ", muted)
         text.append(profile.head_hash[:12])
+        text.append("\n")
+        text.append("peak ", muted)
+        text.append(str(profile.peak_severity), severity_style(variables, profile.peak_severity))
+        text.append("  window ", muted)
+        for index, (severity, count) in enumerate(profile.severity_counts.items()):
+            if index:
+                text.append(" ", muted)
+            text.append(f"{severity}:", muted)
+            text.append(str(count), severity_style(variables, int(severity)) if count else muted)
+        # When the risk level last rose (relative, as "last" above: the card is 80 columns).
+        text.append("  rose ", muted)
+        escalated = profile.last_escalation_at
+        text.append(relative_time(escalated, self.now) if escalated is not None else "never")
+        text.append("  chain ", muted)
+        if self.chain is None:
+            text.append("checking…", muted)
+        else:
+            intact, summary = self.chain
+            text.append(summary, severity_style(variables, 0 if intact else 4, bold=not intact))
         return text

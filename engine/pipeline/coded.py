@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from engine.pipeline.doc import Doc, Hit
 from engine.result import DogwhistleMatch
 from engine.rules.models import CodedGate, Dogwhistle, Row
-from engine.text import re2x
+from engine.text import re2x, work
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,8 @@ def coded_hits(doc: Doc) -> tuple[list[Hit], DogwhistleMatch | None]:
             )
         if first is None:
             first = seen
+    if work.COUNTER is not None:
+        work.COUNTER.hits += len(out)
     return out, first
 
 
@@ -73,13 +75,17 @@ def coded_anchor(doc: Doc) -> DogwhistleMatch | None:
     if not doc.lang.coded:
         return None
     gates = doc.lang.coded_gates
-    opened = doc.coded_index().opened if gates else ()
+    opened: set[tuple[int, int]] | None = None  # built only when a coded mention asks
     for mention in doc.mentions():
         coded = mention.anchor.coded
-        if coded is not None and (
-            mention.anchor.id not in gates or (mention.start, mention.end) in opened
-        ):
-            return dogwhistle_match(doc, coded, mention.start, mention.end)
+        if coded is None:
+            continue
+        if mention.anchor.id in gates:
+            if opened is None:
+                opened = doc.coded_index().opened
+            if (mention.start, mention.end) not in opened:
+                continue
+        return dogwhistle_match(doc, coded, mention.start, mention.end)
     return None
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from engine.rules.compiler import NEVER, NOT_WORD, PatternCompiler
 from engine.rules.models import LanguagePack
 from engine.rules.regex_syntax import has_assertion
-from engine.text import re2x
+from engine.text import re2x, work
 from engine.text.subject import Subject
 
 
@@ -96,4 +96,6 @@ class CuePresence:
     def present(self, subject: Subject) -> frozenset[int]:
         """The keys of the finders that may match some window of the text."""
         keys = self._keys
+        if work.COUNTER is not None:
+            work.COUNTER.regex(len(subject.data))
         return self._always.union(keys[hit] for hit in self._match(subject.data))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -211,16 +212,53 @@ def _restore_benign_inside_matches(signals: list[Signal]) -> list[Signal]:
     "Call pest control on the refugees, they are rats": the pest-control cue is the
     object of a harmful pattern here, not a literal-animals context.
     """
-    spans = [s.span for s in signals]
+    benign = [s.suppressed_by for s in signals if s.suppressed_by is not None]
+    if not any(cue.reason == "benign_context" for cue in benign):
+        return signals
+    covers = _Covers([s.span for s in signals])
     out: list[Signal] = []
     for signal in signals:
         cue = signal.suppressed_by
-        if cue is not None and cue.reason == "benign_context":
-            c_start, c_end = cue.cue_span
-            if any(a <= c_start and c_end <= b for a, b in spans if (a, b) != signal.span):
-                signal = replace(signal, suppressed_by=None)
+        if (
+            cue is not None
+            and cue.reason == "benign_context"
+            and covers.covered(cue.cue_span, signal.span)
+        ):
+            signal = replace(signal, suppressed_by=None)
         out.append(signal)
     return out
+
+
+class _Covers:
+    """Whether some span other than a given one covers a cue, by bisection.
+
+    Spans sorted by start, with the two widest reaches of every prefix: the
+    widest other than the excluded span is one of them. Asking every span of a
+    text full of benign-suppressed matches costs a logarithm each, not a pass.
+    """
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        ordered = sorted(set(spans))
+        self.starts = [a for a, _ in ordered]
+        # best[i]: the two spans reaching furthest among ordered[: i + 1], widest first.
+        self.best: list[tuple[tuple[int, int], tuple[int, int] | None]] = []
+        first: tuple[int, int] | None = None
+        second: tuple[int, int] | None = None
+        for span in ordered:
+            if first is None or span[1] > first[1]:
+                first, second = span, first
+            elif second is None or span[1] > second[1]:
+                second = span
+            self.best.append((first, second))
+
+    def covered(self, cue: tuple[int, int], excluded: tuple[int, int]) -> bool:
+        c_start, c_end = cue
+        index = bisect.bisect_right(self.starts, c_start) - 1  # spans starting by the cue
+        if index < 0:
+            return False
+        first, second = self.best[index]
+        reach = first if first != excluded else second
+        return reach is not None and c_end <= reach[1]
 
 
 def _rescore(signal: Signal, factor: float) -> Signal:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.pipeline.cues import CueFinder
 from engine.pipeline.mentions import Mention, Skeleton
 from engine.rules.models import Row
+from engine.text import work
 from engine.text.normalize import Normalized, normalize
-from engine.text.sentences import sentence_starts
+from engine.text.sentences import Bounds, sentence_starts
 from engine.text.subject import Subject
 
 if TYPE_CHECKING:
@@ -37,15 +38,62 @@ class Hit(NamedTuple):
     names_group: bool  # a coded term that itself names a group
 
 
+class CueSpans:
+    """The cues of one window, in text order; they never overlap, so starts and
+    ends ascend together and an overlap test is one bisection."""
+
+    __slots__ = ("spans", "starts")
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self.starts = [s for s, _ in spans]
+
+    def first_outside(self, start: int, end: int) -> tuple[int, int] | None:
+        """The first cue that does not overlap [start, end): the first cue, or, when
+        that one overlaps, the first that starts at or after ``end`` (the cues that
+        overlap an interval are consecutive)."""
+        spans = self.spans
+        if not spans:
+            return None
+        first_start, first_end = spans[0]
+        if not (first_start < end and start < first_end):
+            return spans[0]
+        index = bisect.bisect_left(self.starts, end)
+        return spans[index] if index < len(spans) else None
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether any cue overlaps [start, end)."""
+        index = bisect.bisect_left(self.starts, end) - 1  # the last cue starting before end
+        return index >= 0 and self.spans[index][1] > start
+
+
+NO_CUES = CueSpans([])
+
+
+class References:
+    """Candidate mentions in text order, with their starts and ends for bisection
+    (mentions never overlap, so both are ascending)."""
+
+    __slots__ = ("ends", "mentions", "starts")
+
+    def __init__(self, mentions: list[Mention]) -> None:
+        self.mentions = mentions
+        self.starts = [m.start for m in mentions]
+        self.ends = [m.end for m in mentions]
+
+
 class Doc:
     """One text on its way through a language's pipeline."""
 
     __slots__ = (
+        "_bounds",
         "_coded_index",
         "_context",
         "_context_targets",
         "_cues",
+        "_found_cues",
         "_mentions",
+        "_references",
         "_sentences",
         "_skeleton",
         "_targets",
@@ -82,6 +130,11 @@ class Doc:
         self._skeleton: tuple[Skeleton, Subject] | None = None
         self._cues: frozenset[int] | None = None
         self._coded_index: CodedIndex | None = None
+        self._bounds: Bounds | None = None
+        # (finder key, start, end) -> every cue of that window, for windows that
+        # several hits share (the sentence, the counter-speech scope).
+        self._found_cues: dict[tuple[int, ...], CueSpans] = {}
+        self._references: dict[tuple[str, str], References] = {}
 
     # -- cues ------------------------------------------------------------------
     def may_find(self, finder: CueFinder) -> bool:
@@ -95,6 +148,35 @@ class Doc:
         if not self.may_find(finder):
             return ()
         return finder.find_all(self.subject, start, end)
+
+    def shared_cues(self, finder: CueFinder, start: int, end: int) -> CueSpans:
+        """``cues`` for a window that many hits ask about (a sentence, a scope), found once."""
+        if not self.may_find(finder):
+            return NO_CUES
+        key = (finder.key, start, end)
+        found = self._found_cues.get(key)
+        if found is None:
+            spans = list(finder.find_all(self.subject, start, end))
+            found = self._found_cues[key] = CueSpans(spans)
+        return found
+
+    def unmasked_cues(self, finder: CueFinder, mask: CueFinder, start: int, end: int) -> CueSpans:
+        """The window's cues of ``finder`` that no cue of ``mask`` overlaps (found once)."""
+        key = (finder.key, start, end, mask.key)
+        found = self._found_cues.get(key)
+        if found is None:
+            masks = self.shared_cues(mask, start, end)
+            spans = self.shared_cues(finder, start, end).spans
+            found = self._found_cues[key] = CueSpans(
+                [(s, e) for s, e in spans if not masks.overlaps(s, e)]
+            )
+        return found
+
+    def bounds(self) -> Bounds:
+        """Word runs, clause marks and quotation marks of the text (found once)."""
+        if self._bounds is None:
+            self._bounds = Bounds(self.text)
+        return self._bounds
 
     # -- mentions --------------------------------------------------------------
     def skeleton(self) -> tuple[Skeleton, Subject]:
@@ -116,6 +198,18 @@ class Doc:
         if self._targets is None:
             self._targets = [m for m in self.mentions() if m.kind != "modifier"]
         return self._targets
+
+    def references(self, key: tuple[str, str], allowed: Callable[[Mention], bool]) -> References:
+        """The target mentions a pronoun of hits with this (row, pattern) may refer to,
+        filtered by ``allowed`` once per key rather than once per hit."""
+        found = self._references.get(key)
+        if found is None:
+            targets = self.targets()
+            kept = [m for m in targets if allowed(m)]
+            if work.COUNTER is not None:
+                work.COUNTER.mentions += len(targets)
+            found = self._references[key] = References(kept)
+        return found
 
     def coded_index(self) -> CodedIndex:
         """The target mentions indexed for coded terms (built once per text)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from engine.pipeline.doc import Doc, Hit
 from engine.rules.models import Row
-from engine.text import re2x
+from engine.text import re2x, work
 from engine.text.re2x import Span
 
 
@@ -93,4 +93,6 @@ def pattern_hits(doc: Doc, firsts: list[tuple[int, list[Span]]]) -> list[Hit]:
                     False,
                 )
             )
+    if work.COUNTER is not None:
+        work.COUNTER.hits += len(out)
     return out

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from engine.rules.compiler import GROUP_MARK, MODIFIER_MARK, NEVER, NOT_WORD
 from engine.rules.models import Dogwhistle
-from engine.text import re2x
+from engine.text import re2x, work
 from engine.text.re2x import UNANCHORED
 from engine.text.subject import Subject
 
@@ -121,7 +121,11 @@ class MentionFinder:
         # A pack's GLUE_LEAD words may run into a group word that follows them
         # ("cesmusulmans", "verminejuive"): the mention starts after the lead.
         lead = f"(?:{leads})?" if leads else ""
-        longest = re2x.options(longest=True, never_capture=True)
+        # The finders are the largest expressions of a language (every inflected
+        # group word): with the default budget RE2's DFA cache thrashes on them and
+        # a Russian text took a hundred times longer. The budget is an upper bound;
+        # the DFA grows only with the states a language's texts reach.
+        longest = re2x.options(re2x.SET_MAX_MEM, longest=True, never_capture=True)
         self._finder = re2x.Regex(f"{NOT_WORD}{lead}(?:{alternatives}){NOT_WORD}", longest)
         # Without the trailing boundary: also finds a group word run into the
         # next word ("muslimvermin"), to mark the skeleton for full patterns.
@@ -162,8 +166,12 @@ class MentionFinder:
         bounded = True
         position = 0
         limit = len(data)
+        counter = work.COUNTER
         while position < limit:
             start, end = finder(UNANCHORED, data, position, limit)[0]
+            if counter is not None:
+                counter.regex((end if start >= 0 else limit) - position)
+                counter.mentions += 1
             if start < 0:
                 break
             # Padded coordinates: the first character of the match is the boundary
@@ -224,6 +232,8 @@ class MentionFinder:
         known = self._identified.get(piece)
         if known is not None:
             return known
+        if work.COUNTER is not None:
+            work.COUNTER.regex(len(piece))
         kinds = self._identify_match(piece)
         group = min(kinds) if kinds else -1
         if len(self._identified) >= _IDENTIFIED_MAX:
@@ -260,6 +270,8 @@ class Skeleton:
 
     @classmethod
     def build(cls, text: str, mentions: Sequence[Mention]) -> Skeleton:
+        if work.COUNTER is not None:
+            work.COUNTER.scanned(len(text))
         pieces: list[str] = []
         starts: list[int] = []
         origins: list[int] = []

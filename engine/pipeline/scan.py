@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.pipeline.doc import Doc
-from engine.text import re2x
+from engine.text import re2x, work
 from engine.text.normalize import ASCII_FOLD_SHAPE, Normalized, lower_ascii, normalize
 from engine.text.subject import Subject
 
@@ -80,6 +80,8 @@ class Scanner:
         normalization's question, which saves a second pass on nearly every text.
         """
         hits = self._set_match(data)
+        if work.COUNTER is not None:
+            work.COUNTER.regex(len(data))
         if not hits:
             return NO_HITS
         if lowered and self._fold_id in hits:

@@ -41,7 +41,10 @@ Vocabulary = Callable[[str], bool]
 CLASS_BASE = 0xE100
 _LATIN = re.compile(r"[a-z]")
 _TOKEN = re.compile(r"\S+")
-_WORD = re.compile(r"[a-z0-9']*[a-z][a-z0-9']*")
+# A run of letters, digits and apostrophes holding a letter, matched whole. Tried
+# only where such a run begins, and possessive, so that a long run of digits is
+# not retried from each of its characters ("[a-z0-9']*[a-z]..." is quadratic).
+_WORD = re.compile(r"(?<![a-z0-9'])[0-9']*+[a-z][a-z0-9']*+")
 # Tokens that are not words of a sentence: addresses, e-mail, handles.
 _NOT_TEXT = re.compile(r"://|^www\.|@|\.(?:com|org|net|io)\b")
 _CACHE_MAX = 4096

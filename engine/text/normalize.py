@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.text import work
 from engine.text.re2x import program
 
 # Zero-width characters, bidi embeddings/isolates/marks and the BOM: invisible
@@ -203,6 +204,20 @@ def normalize(text: str) -> Normalized:
             return lowered
         if _CONTROL.search(text) is None:
             return _fold_runs(lowered.text, text, list(range(len(text))))
+    else:
+        folded = _fold_one_to_one(text)
+        if folded is not None:
+            if _has_spaced(folded) or _REPEAT.search(folded) is not None:
+                return _fold_runs(folded, text, list(range(len(text))))
+            return Normalized(folded, text, None)
+    return _fold_each(text)
+
+
+def _fold_each(text: str) -> Normalized:
+    """``normalize``, one character at a time: the general path (and the reference
+    the one-to-one path is tested against)."""
+    if work.COUNTER is not None:
+        work.COUNTER.scanned(len(text))
     chars: list[str] = []
     offsets: list[int] = []
     for index, ch in enumerate(text):
@@ -221,6 +236,74 @@ def normalize(text: str) -> Normalized:
     if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
         return Normalized(joined, text, None)
     return Normalized(joined, text, tuple(offsets))
+
+
+# What folding does to a character, when it is not ASCII lowercasing:
+_PLAIN = 0  # the character's fold is its lowercase (str.lower() gives it)
+_SINGLE = 1  # one other character, stable under folding and lowercasing: replaced
+_OTHER = 2  # nothing, several characters, or a context-dependent lowercase
+_kinds: dict[str, int] = {}
+# Blocks whose plain characters are listed in _NOT_PLAIN's class, so that texts in
+# these scripts find their few other characters with one C-level search.
+_PLAIN_BLOCKS = (
+    (0x00A0, 0x024F),  # Latin-1 Supplement, Latin Extended-A and -B
+    (0x0370, 0x052F),  # Greek, Cyrillic
+    (0x0590, 0x06FF),  # Hebrew, Arabic
+    (0x1E00, 0x1EFF),  # Latin Extended Additional (Yoruba, Vietnamese)
+    (0x2000, 0x206F),  # General Punctuation
+)
+_not_plain: re.Pattern[str] | None = None
+
+
+def _fold_kind(ch: str) -> int:
+    """How ``normalize`` treats a character (memoized; see _PLAIN, _SINGLE, _OTHER)."""
+    kind = _kinds.get(ch)
+    if kind is None:
+        code = ord(ch)
+        folded = _ASCII_FOLD[code] if code < 128 else fold_char(ch)
+        if len(folded) != 1 or ch == "\u03a3":  # capital sigma lowercases by context
+            kind = _OTHER
+        elif folded == ch.lower():
+            kind = _PLAIN
+        elif folded.lower() == folded and fold_char(folded) == folded and folded != "\u03a3":
+            kind = _SINGLE
+        else:
+            kind = _OTHER
+        _kinds[ch] = kind
+    return kind
+
+
+def _not_plain_search() -> re.Pattern[str]:
+    """Matches any character that is not known to fold to its lowercase (built at
+    the first non-ASCII text from _PLAIN_BLOCKS, a few milliseconds, then kept)."""
+    global _not_plain
+    if _not_plain is None:
+        plain = [chr(c) for c in range(128) if _fold_kind(chr(c)) == _PLAIN]
+        for low, high in _PLAIN_BLOCKS:
+            plain.extend(chr(c) for c in range(low, high + 1) if _fold_kind(chr(c)) == _PLAIN)
+        _not_plain = re.compile("[^" + "".join(re.escape(c) for c in plain) + "]")
+    return _not_plain
+
+
+def _fold_one_to_one(text: str) -> str | None:
+    """``text`` folded when every character folds to exactly one character, else None.
+
+    Then the offsets are the identity and the folded text is the lowercase of the
+    text with its few other characters replaced, which C does: one search finds
+    the characters not known to be plain, each distinct one is replaced at once,
+    and ``str.lower`` does the rest. Same result as the per-character loop in
+    ``normalize`` (tests/engine/text/test_normalize.py compares them).
+    """
+    if work.COUNTER is not None:
+        work.COUNTER.scanned(len(text))
+    others = _not_plain_search().findall(text)
+    for ch in set(others):
+        kind = _fold_kind(ch)
+        if kind == _OTHER:
+            return None
+        if kind == _SINGLE:
+            text = text.replace(ch, fold_char(ch) if ord(ch) >= 128 else _ASCII_FOLD[ord(ch)])
+    return text.lower()
 
 
 def _identity(offsets: list[int]) -> bool:

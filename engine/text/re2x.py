@@ -16,6 +16,8 @@ from typing import Any
 
 import re2
 
+from engine.text import work
+
 Span = tuple[int, int]
 NO_SPAN: Span = (-1, -1)
 UNANCHORED = re2._Anchor.UNANCHORED
@@ -50,7 +52,9 @@ class Regex:
         compiled = re2.compile(source, opts if opts is not None else options())
         self.pattern = source
         self.groupindex: dict[str, int] = dict(compiled.groupindex)
-        self.match: Callable[[Any, bytes, int, int], list[Span]] = compiled._regexp.Match
+        self.match: Callable[[Any, bytes | memoryview, int, int], list[Span]] = (
+            compiled._regexp.Match
+        )
 
     def first_match(self, data: bytes) -> list[Span] | None:
         """Byte spans of every group of the first match in ``data``, or None.
@@ -58,6 +62,8 @@ class Regex:
         RE2 answers a miss from its DFA alone before any submatch work.
         """
         spans = self.match(UNANCHORED, data, 0, len(data))
+        if work.COUNTER is not None:
+            work.COUNTER.regex(spans[0][1] if spans[0][0] >= 0 else len(data))
         return spans if spans[0][0] >= 0 else None
 
     def found(self, data: bytes) -> bool:

@@ -38,7 +38,3 @@ class SuppressorKind(Protocol):
     def reason(self) -> SuppressionReason: ...
 
     def __call__(self, cues: CueBook, pack: LanguagePack, windows: Windows) -> Suppressor: ...
-
-
-def overlaps_any(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
-    return any(x_start < end and start < x_end for x_start, x_end in spans)

@@ -9,7 +9,6 @@ from engine.pipeline.cues import CueBook, CueFinder
 from engine.pipeline.doc import Doc, Hit
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
-from engine.text.sentences import last_words_start, next_words_end
 
 
 class BenignContext:
@@ -27,9 +26,9 @@ class BenignContext:
         finders = [finder for rows, finder in self.lists if row_id in rows and doc.may_find(finder)]
         if not finders:
             return None
-        text = doc.text
-        lo = last_words_start(text, 0, hit.start, self.reach)
-        hi = next_words_end(text, hit.end, self.reach)
+        bounds = doc.bounds()
+        lo = bounds.last_words_start(0, hit.start, self.reach)
+        hi = bounds.next_words_end(hit.end, self.reach)
         for finder in finders:
             found = finder.first(doc.subject, lo, hi)
             if found is not None:

@@ -7,7 +7,6 @@ from typing import ClassVar
 
 from engine.pipeline.cues import CueBook, CueFinder
 from engine.pipeline.doc import Doc, Hit
-from engine.pipeline.suppress.base import overlaps_any
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
 
@@ -34,22 +33,16 @@ class CounterSpeech:
         # negate nor condemn: the negation exceptions mask condemnation cues too.
         # A cue inside the match is the harmful predicate itself ("X are
         # disgusting"), not a judgement of what was said: it does not count.
-        exceptions = [*doc.cues(self.exceptions, scope_start, scope_end), (start, end)]
-        condemnation = next(
-            (
-                (c_start, c_end)
-                for c_start, c_end in self.condemnation.find_all(
-                    doc.subject, scope_start, scope_end
-                )
-                if not overlaps_any(c_start, c_end, exceptions)
-            ),
-            None,
-        )
+        condemnation = doc.unmasked_cues(
+            self.condemnation, self.exceptions, scope_start, scope_end
+        ).first_outside(start, end)
         if condemnation is None:
             return None
-        reporting = quoted(doc.text, start, scope_start)
+        opening = doc.bounds().opening_quote(scope_start, start)
+        reporting = (opening, opening + 1) if opening >= 0 else None
         if reporting is None:
-            reporting = next(iter(doc.cues(self.reporting, scope_start, scope_end)), None)
+            said = doc.shared_cues(self.reporting, scope_start, scope_end).spans
+            reporting = said[0] if said else None
         if reporting is None:
             return None
         cue_start = min(reporting[0], condemnation[0])
@@ -58,11 +51,3 @@ class CounterSpeech:
         _, condemned = doc.original(*condemnation)
         span = doc.norm.to_original(cue_start, cue_end)
         return Suppression("counter_speech", f"{reported} … {condemned}", span)
-
-
-def quoted(text: str, start: int, scope_start: int) -> tuple[int, int] | None:
-    """The opening quotation mark if the match sits inside a quotation."""
-    if text.count('"', scope_start, start) % 2 == 0:
-        return None
-    opening = text.rfind('"', scope_start, start)
-    return opening, opening + 1

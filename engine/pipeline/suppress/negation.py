@@ -6,13 +6,13 @@ from typing import ClassVar
 
 from engine.pipeline.cues import CueBook, CueFinder
 from engine.pipeline.doc import Doc, Hit
-from engine.pipeline.suppress.base import overlaps_any
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
-from engine.text.sentences import CLAUSE_PUNCT, last_words_start
 
 # How far a negation cue that starts before a match may run into it.
 CUE_OVERHANG = 40
+# How many words before the negation window a clause-break phrase may begin.
+BREAK_REACH_WORDS = 12
 
 
 class Negation:
@@ -29,25 +29,31 @@ class Negation:
         if not doc.may_find(self.negation):
             return None
         start = hit.start
-        text = doc.text
+        bounds = doc.bounds()
         sentence = doc.sentence_of(start)
         sentence_start, sentence_end = doc.sentence_range(sentence, sentence)
-        clause_start = sentence_start
-        for punct in CLAUSE_PUNCT.finditer(text, sentence_start, start):
-            clause_start = punct.end()
-        for _, brk_end in doc.cues(self.clause_breaks, clause_start, start):
+        clause_start = bounds.clause_start(sentence_start, start)
+        # A clause break moves the window only if it ends inside the last words
+        # before the match; looking for breaks over the whole clause would cost a
+        # pass over the clause per match (quadratic in a long unbroken clause).
+        # ``BREAK_REACH`` words more than the window lets a break phrase begin
+        # before the window and still be read whole.
+        break_from = bounds.last_words_start(
+            clause_start, start, self.words_before + BREAK_REACH_WORDS
+        )
+        for _, brk_end in doc.cues(self.clause_breaks, break_from, start):
             clause_start = max(clause_start, brk_end)
-        window_start = last_words_start(text, clause_start, start, self.words_before)
+        window_start = bounds.last_words_start(clause_start, start, self.words_before)
         # Before the match: cues that *begin* there, even if they run into the
         # match ("stop | calling them rats", "it is a lie | that they ...").
         before = (window_start, min(sentence_end, start + CUE_OVERHANG), start)
         regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
-        exceptions = list(doc.cues(self.exceptions, sentence_start, sentence_end))
+        exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
         for r_start, r_end, latest_start in regions:
             for cue_start, cue_end in self.negation.find_all(doc.subject, r_start, r_end):
                 if cue_start >= latest_start:
                     break
-                if overlaps_any(cue_start, cue_end, exceptions):
+                if exceptions.overlaps(cue_start, cue_end):
                     continue
                 span, cue = doc.original(cue_start, cue_end)
                 return Suppression("negation", cue, span)

@@ -1,0 +1,243 @@
+"""Issue 13: classification is linear in the text's length, for every shape of text.
+
+The engine counts its own work (engine.text.work: regex passes and the bytes they
+scan, characters walked, mentions, hits, windows); each adversarial shape of
+tests/engine/adversarial.py is classified at 2,500 and 20,000 characters and the
+larger may cost at most 8x the smaller (with a little slack for the fixed parts
+of a text, never a power of the length). Counts, not times: deterministic on a
+busy machine. ``make perf`` times the same shapes (tests/perf/adversarial_perf.py).
+
+The second half checks that each linear replacement answers exactly what the
+code it replaced answered.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Classifier
+from engine.pipeline.decide import _Covers
+from engine.pipeline.doc import CueSpans
+from engine.text import work
+from engine.text.normalize import _fold_each, normalize
+from engine.text.sentences import Bounds, last_words_start, next_words_end
+from engine.text.subject import Subject
+from tests.engine.adversarial import LARGE, SMALL, Components, components, repeat, shapes
+
+LANGUAGES = ("en", "fr", "es", "ar", "ru", "ig", "yo", "ha")
+RATIO = LARGE / SMALL
+SLACK = 1.15  # the fixed parts of a text (its last partial piece, one-off scans)
+FLOOR = 2_000  # units of work any text may cost besides
+
+
+def work_of(classifier: Classifier, text: str, code: str) -> work.Work:
+    with work.counting() as counted:
+        classifier.classify(text, language=code)
+    return counted
+
+
+def assert_linear(classifier: Classifier, code: str, name: str, small: str, large: str) -> None:
+    assert len(small) <= SMALL and len(large) <= LARGE, name
+    cost_small = work_of(classifier, small, code)
+    cost_large = work_of(classifier, large, code)
+    limit = RATIO * SLACK * cost_small.total() + FLOOR
+    assert cost_large.total() <= limit, (
+        f"{code} {name}: work {cost_small.as_dict()} at {len(small)} chars, "
+        f"{cost_large.as_dict()} at {len(large)} ({cost_large.total() / cost_small.total():.1f}x)"
+    )
+
+
+@pytest.fixture(scope="module")
+def pieces(classifier: Classifier) -> dict[str, Components]:
+    return {code: components(classifier, code) for code in LANGUAGES}
+
+
+def test_every_language_has_pieces(pieces: dict[str, Components]) -> None:
+    """The shapes are built from what the engine finds: a language without group
+    words or matches would test nothing."""
+    for code, parts in pieces.items():
+        assert parts.group_words, code
+        assert parts.matches, code
+    assert pieces["en"].coded_terms
+
+
+_STRUCTURAL = (
+    "matches_no_break",
+    "matches_commas",
+    "nested_brackets",
+    "nested_mixed_brackets",
+    "nested_group_words",
+    "nested_match_words",
+    "brackets_only",
+    "combining_marks",
+    "marks_only",
+    "mixed_scripts",
+    "homoglyphs",
+    "pronouns",
+    "dots",
+    "digits",
+    "spaced_letters",
+    "repeated_letter",
+    "quotes",
+)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_structural_shapes_cost_linear_work(
+    classifier: Classifier, pieces: dict[str, Components], code: str
+) -> None:
+    """Nested brackets (plain, mixed, around words), combining marks, mixed
+    scripts and homoglyphs, every matched predicate in one unbroken sentence,
+    runs of dots, digits, spaced and repeated letters, quotation marks."""
+    parts = pieces[code]
+    small = dict(shapes(parts, SMALL))
+    large = dict(shapes(parts, LARGE))
+    for name in _STRUCTURAL:
+        assert_linear(classifier, code, name, small[name], large[name])
+    every_group = " ".join(parts.group_words)
+    assert_linear(
+        classifier, code, "all group words", repeat(every_group, SMALL), repeat(every_group, LARGE)
+    )
+
+
+def test_all_coded_terms_together_cost_linear_work(
+    classifier: Classifier, pieces: dict[str, Components]
+) -> None:
+    terms = " ".join(pieces["en"].coded_terms)
+    assert_linear(classifier, "en", "all coded terms", repeat(terms, SMALL), repeat(terms, LARGE))
+
+
+@st.composite
+def _piece(draw: st.DrawFn, pieces: dict[str, Components]) -> tuple[str, str, str, str]:
+    """A language, one of its pieces (a group word, coded term, matched predicate or
+    suppressed sentence) and a separator to repeat it with."""
+    code = draw(st.sampled_from(LANGUAGES))
+    parts = pieces[code]
+    kinds = {
+        "group": parts.group_words,
+        "coded": parts.coded_terms,
+        "match": parts.matches,
+        "suppressed": parts.suppressed,
+    }
+    kind = draw(st.sampled_from(sorted(k for k, found in kinds.items() if found)))
+    piece = draw(st.sampled_from(kinds[kind]))
+    separator = draw(st.sampled_from([" ", ", ", " (", "\n", " \u0301"]))
+    return code, kind, piece, separator
+
+
+@pytest.mark.slow
+def test_each_piece_repeated_costs_linear_work(
+    classifier: Classifier, pieces: dict[str, Components]
+) -> None:
+    """Hypothesis picks group words, coded terms, matched predicates and suppressed
+    sentences of every language and repeats each to the length limit."""
+
+    @settings(
+        max_examples=40,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(_piece(pieces))
+    def check(found: tuple[str, str, str, str]) -> None:
+        code, kind, piece, separator = found
+        assert_linear(
+            classifier,
+            code,
+            f"{kind} {piece!r} sep {separator!r}",
+            repeat(piece, SMALL, separator),
+            repeat(piece, LARGE, separator),
+        )
+
+    check()
+
+
+def test_counting_is_off_unless_asked(classifier: Classifier) -> None:
+    assert work.COUNTER is None
+    with work.counting() as counted:
+        classifier.classify("Muslims are vermin.")
+        with pytest.raises(RuntimeError), work.counting():
+            pass
+    assert work.COUNTER is None
+    assert counted.regex_calls > 0 and counted.hits >= 1 and counted.mentions >= 1
+
+
+# -- the linear replacements answer what they replace ---------------------------
+
+_TEXT = st.text(alphabet=st.sampled_from(list('ab .,;:"\n\t\u00a0é')), max_size=40)
+
+
+@given(_TEXT, st.integers(0, 45), st.integers(0, 45), st.integers(0, 5))
+def test_bounds_answer_as_the_word_scans(text: str, lower: int, upper: int, count: int) -> None:
+    lower, upper = min(lower, len(text)), min(upper, len(text))
+    bounds = Bounds(text)
+    if lower <= upper:
+        assert bounds.last_words_start(lower, upper, count) == last_words_start(
+            text, lower, upper, count
+        )
+    assert bounds.next_words_end(lower, count) == next_words_end(text, lower, count)
+
+
+@given(_TEXT, st.integers(0, 45), st.integers(0, 45))
+def test_clause_and_quote_bounds_answer_as_the_scans(text: str, first: int, start: int) -> None:
+    first, start = sorted((min(first, len(text)), min(start, len(text))))
+    bounds = Bounds(text)
+    clause = first
+    for punct in re.finditer(r"[;:\u061b]", text[:start]):
+        if punct.start() >= first:
+            clause = punct.end()
+    assert bounds.clause_start(first, start) == clause
+    inside = text.count('"', first, start) % 2 == 1
+    assert bounds.opening_quote(first, start) == (text.rfind('"', first, start) if inside else -1)
+
+
+@given(st.text(max_size=30))
+def test_one_to_one_folding_is_the_per_character_fold(text: str) -> None:
+    folded, reference = normalize(text), _fold_each(text)
+    assert folded.text == reference.text
+    assert (folded.offsets or tuple(range(len(text)))) == (
+        reference.offsets or tuple(range(len(text)))
+    )
+
+
+@given(st.text(max_size=30), st.lists(st.integers(0, 130), max_size=12))
+def test_cursor_offsets_are_the_full_maps(text: str, asked: list[int]) -> None:
+    """Offsets converted from a cursor, in any order, equal the full maps."""
+    cursor, full = Subject(text), Subject(text)
+    full._build_maps() if not full.ascii else None
+    for value in asked:
+        char = min(value, len(text))
+        assert cursor.byte(char) == full.byte(char)
+        byte = min(value, len(cursor.data))
+        assert cursor.char(byte) == full.char(byte)
+
+
+_SPANS = st.lists(st.tuples(st.integers(0, 30), st.integers(1, 6)), max_size=10)
+
+
+@given(_SPANS, st.integers(0, 35), st.integers(0, 35))
+def test_cue_spans_answer_as_the_scans(raw: list[tuple[int, int]], start: int, end: int) -> None:
+    spans: list[tuple[int, int]] = []  # non-overlapping, in order, as a finder yields them
+    for s, width in sorted(raw):
+        if not spans or s >= spans[-1][1]:
+            spans.append((s, s + width))
+    cues = CueSpans(spans)
+    assert cues.overlaps(start, end) == any(s < end and start < e for s, e in spans)
+    outside = [(s, e) for s, e in spans if not (s < end and start < e)]
+    assert cues.first_outside(start, end) == (outside[0] if outside else None)
+
+
+@given(_SPANS, st.tuples(st.integers(0, 35), st.integers(0, 35)))
+def test_covers_answers_as_the_scan(raw: list[tuple[int, int]], cue: tuple[int, int]) -> None:
+    spans = [(s, s + w) for s, w in raw]
+    covers = _Covers(spans)
+    for excluded in [*spans, (99, 100)]:
+        expected = any(a <= cue[0] and cue[1] <= b for a, b in spans if (a, b) != excluded)
+        assert covers.covered(cue, excluded) == expected
+    assert bisect.bisect_left([], 0) == 0

@@ -19,8 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.perf.adversarial_perf import adversarial_section
 from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
+from tests.perf.classify_by_language_perf import classify_by_language_section
 from tests.perf.ingest_perf import ingest_section
 from tests.perf.store_perf import store_section
 from tests.perf.workbench_perf import workbench_section
@@ -134,6 +136,8 @@ def startup_section() -> dict[str, Any]:
 
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "engine": engine_section,
+    "classify_by_language": classify_by_language_section,
+    "adversarial": adversarial_section,
     "startup": startup_section,
     "benchmark": benchmark_section,
     "store": store_section,

@@ -82,6 +82,11 @@ MERGED_OUT = frozenset(
 )
 
 
+# Lemmas whose merged spellings are other common words altogether: اذي (hurt)
+# would give ودي (Egyptian "take": هوديهم = I'll take them) and ازي ("how").
+NO_MERGE = frozenset({"اذي"})
+
+
 @dataclass(frozen=True)
 class Stems:
     """The stems of a verb whose letters change between tenses.
@@ -522,7 +527,7 @@ def verb(lemma: str) -> Paradigm:
     slots["pp"] = pp
     out: Paradigm = {}
     for slot, forms in slots.items():
-        spelled = [variant for form in forms for variant in merged(form)]
+        spelled = forms if lemma in NO_MERGE else [v for form in forms for v in merged(form)]
         # A phrasal verb's preposition follows every form, the verbal noun's too
         # ("القضاء علي", "التخلص من").
         out[slot] = list(dict.fromkeys(_with_tail(spelled, tail)))

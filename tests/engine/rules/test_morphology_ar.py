@@ -125,3 +125,10 @@ def test_a_known_class_length_gives_the_same_minimum() -> None:
     expected = [regex_syntax._min_alternation(text, 0)[0] for text in texts]
     regex_syntax.know_min_length(tree, min(len(form) for form in forms))
     assert [regex_syntax.min_length(text) for text in texts] == expected
+
+
+def test_no_merge_lemmas_keep_their_letters() -> None:
+    """اذي (hurt) merged would be ودي (take) and ازي (how): it keeps its ذ."""
+    forms = ar.verb("اذي")
+    assert "هاوذي" in forms["fut1"]
+    assert not any("ود" in form or "از" in form for slot in forms.values() for form in slot)

@@ -178,6 +178,9 @@ class StoreService:
         self._store: Store | None = None
         self._trust: Trust | None = None
         self._lock = threading.Lock()
+        # The digest of the taxonomy texts are classified under, recorded in each record's
+        # decision evidence (SPEC 5a); ``Services`` wires it to the engine's classifier.
+        self.taxonomy_digest: Callable[[], str | None] = lambda: None
 
     @property
     def store(self) -> Store:
@@ -390,6 +393,7 @@ class StoreService:
                 rules=rules,
                 session=session,
                 signer=self.trust.signer,
+                taxonomy_digest=self.taxonomy_digest(),
             )
         self.trust.after_commit([appended[0]])
         return appended
@@ -401,12 +405,14 @@ class StoreService:
 
         Per item, None once recorded, else why the store refused it (an invalid
         source id, a text it cannot keep): that item is rolled back whole and the
-        rest go on. ``StoreUnavailable`` (the database went away) is raised.
+        rest go on (a source whose head no longer matches its hash is refused the
+        same way). ``StoreUnavailable`` (the database went away) is raised.
         """
-        from store import InvalidSourceId, InvalidTextError, append
+        from store import InvalidSourceId, InvalidTextError, TamperedHeadError, append
 
         outcomes: list[str | None] = []
         trust = self.trust
+        digest = self.taxonomy_digest()
         with self.store.writer() as writer:
             for source_id, text, result in items:
                 try:
@@ -419,8 +425,9 @@ class StoreService:
                             rules=rules,
                             session=conn,
                             signer=trust.signer,
+                            taxonomy_digest=digest,
                         )
-                except (InvalidSourceId, InvalidTextError) as exc:
+                except (InvalidSourceId, InvalidTextError, TamperedHeadError) as exc:
                     outcomes.append(str(exc))
                 else:
                     trust.after_commit([observation])
@@ -435,6 +442,10 @@ class Services:
     engine: EngineService
     store: StoreService
     clock: Clock = field(default_factory=Clock)
+
+    def __post_init__(self) -> None:
+        engine = self.engine
+        self.store.taxonomy_digest = lambda: engine.classifier.taxonomy.digest
 
     @classmethod
     def from_settings(cls, settings: Settings, *, clock: Clock | None = None) -> Services:

@@ -33,6 +33,9 @@ def isolate_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # never the real default store
     monkeypatch.setattr(rich_utils, "MAX_WIDTH", WIDTH)
     monkeypatch.setattr(rich_utils, "FORCE_TERMINAL", False)
+    # CliRunner's stdout is not a terminal, so listings would be TSV; the tests of the
+    # table view want the table (tests of piped output patch this back to False).
+    monkeypatch.setattr("workbench.output.stdout_is_terminal", lambda: True)
     monkeypatch.chdir(tmp_path)
 
 

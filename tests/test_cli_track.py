@@ -9,6 +9,7 @@ per command.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,8 @@ def test_show_profile_and_latest_observations(sqlite_settings: Settings) -> None
         ok(["track", "observe", "acct:1", text], sqlite_settings)
     out = ok(["track", "show", "acct:1", "--limit", "3"], sqlite_settings).stdout
     assert "Latest 3 of 5 observations" in out
-    rows = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
+    # A row starts with its seq and a timestamp (the whole record hash folds onto more lines).
+    rows = [line for line in out.splitlines() if re.match(r"\s*\d+\s+\d{4}-", line)]
     assert [row.split()[0] for row in rows] == ["5", "4", "3"]
     assert "DIRECT_VIOLENCE_CALL (4)" in rows[0]
     assert "ANIMALIZATION (3)" in rows[1]

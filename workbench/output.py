@@ -8,11 +8,14 @@ through ``visible`` and as ``Text`` objects, never as markup strings.
 
 from __future__ import annotations
 
+import csv
 import re
-from collections.abc import Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
+import typer
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
@@ -172,3 +175,79 @@ def render_classification(result: Classification, labels: Mapping[str, str]) -> 
         border_style=colour,
         padding=(0, 1),
     )
+
+
+# -- listings: one format choice and one writer for every listing command -------------
+
+ListingFormat = Literal["table", "json", "csv", "tsv"]
+
+CsvFlag = Annotated[
+    bool,
+    typer.Option("--csv", help="Print comma-separated values (RFC 4180) with a header row."),
+]
+TsvFlag = Annotated[
+    bool,
+    typer.Option(
+        "--tsv",
+        help="Print tab-separated values with a header row (the default when stdout is "
+        "not a terminal).",
+    ),
+]
+
+# Linear TSV: a tab, newline or backslash inside a value is written as an escape, so one
+# line is always one row and every row has the header's number of fields.
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def listing_format(*, as_json: bool, as_csv: bool = False, as_tsv: bool = False) -> ListingFormat:
+    """The format a listing prints in: the flag given, else a table on a terminal and
+    TSV when stdout is piped, because a Rich table folds, pads and styles for a screen
+    and a script reading it would get cut or merged columns."""
+    flags: tuple[tuple[ListingFormat, bool], ...] = (
+        ("json", as_json),
+        ("csv", as_csv),
+        ("tsv", as_tsv),
+    )
+    chosen = [name for name, on in flags if on]
+    if len(chosen) > 1:
+        raise ValueError(f"--{chosen[0]} and --{chosen[1]} cannot be combined: choose one")
+    if chosen:
+        return chosen[0]
+    return "table" if stdout_is_terminal() else "tsv"
+
+
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (a function, so tests of the table view can say yes)."""
+    return sys.stdout.isatty()
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def write_rows(
+    fmt: Literal["csv", "tsv"],
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    stream: IO[str] | None = None,
+) -> None:
+    """A header line and one line per row, every value whole (ids are never shortened).
+
+    Values are written as they are stored, not through ``visible``: this output is for
+    scripts, which must get back exactly what the store holds. CSV quotes as RFC 4180
+    says; TSV escapes tab, newline, carriage return and backslash (``\\t`` ...).
+    """
+    out = stream if stream is not None else sys.stdout
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([_cell(value) for value in row] for row in rows)
+    else:
+        out.write("\t".join(header) + "\n")
+        for row in rows:
+            out.write("\t".join(_cell(value).translate(_TSV_ESCAPES) for value in row) + "\n")
+    out.flush()

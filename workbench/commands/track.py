@@ -49,7 +49,16 @@ from store.trust import Trust
 from workbench.commands.db import opened_store, store_errors
 from workbench.commands.track_ingest import ingest_command
 from workbench.options import ContextOption, JsonFlag, LanguageOption, settings_of
-from workbench.output import console, report_table, visible, write_json
+from workbench.output import (
+    CsvFlag,
+    TsvFlag,
+    console,
+    listing_format,
+    report_table,
+    visible,
+    write_json,
+    write_rows,
+)
 from workbench.text_input import STDIO, read_text
 
 if TYPE_CHECKING:
@@ -290,12 +299,16 @@ def show(
     since: SinceOption = None,
     until: UntilOption = None,
     as_json: JsonFlag = False,
+    as_csv: CsvFlag = False,
+    as_tsv: TsvFlag = False,
 ) -> None:
     """Show a source's profile and its latest observations, newest first.
 
     With --since/--until, the latest observations published in that range, by
-    publication time.
+    publication time. --csv/--tsv (TSV is the default when piped) list the observations
+    alone, one row each, every hash whole.
     """
+    fmt = listing_format(as_json=as_json, as_csv=as_csv, as_tsv=as_tsv)
     settings = settings_of(ctx)
     low = parse_when("--since", since, end_of_day=False) if since is not None else None
     high = parse_when("--until", until, end_of_day=True) if until is not None else None
@@ -310,7 +323,10 @@ def show(
             recent = published_between(source, session=session, since=low, until=high, limit=limit)
         # The chain status beside the profile: hashes and every profile field recomputed.
         chain = verify_source(source, session=session, rules=rules)
-    if as_json:
+    if fmt == "csv" or fmt == "tsv":
+        write_rows(fmt, OBSERVATION_COLUMNS, (_observation_row(o, rules) for o in recent))
+        return
+    if fmt == "json":
         write_json(
             {
                 "profile": profile.to_dict(),
@@ -397,7 +413,7 @@ def _observations_table(
     table.add_column("Observed at", no_wrap=True)
     table.add_column("Severity", no_wrap=True)
     table.add_column("Text", ratio=1, overflow="ellipsis", no_wrap=True)
-    table.add_column("Record hash", no_wrap=True)
+    table.add_column("Record hash", min_width=16, overflow="fold")
     for observation in observations:
         if observation.redacted is not None:
             shown = Text(_clip(redaction_label(observation.redacted)), "dim")
@@ -410,9 +426,39 @@ def _observations_table(
             observation.observed_at,
             rules.label(observation.harm_mechanism, observation.severity),
             shown,
-            observation.record_hash[:12] + "…",
+            observation.record_hash,
         )
     return table
+
+
+OBSERVATION_COLUMNS = (
+    "source_id",
+    "seq",
+    "observed_at",
+    "severity",
+    "harm_mechanism",
+    "label",
+    "text",
+    "record_hash",
+)
+
+
+def _observation_row(observation: Observation, rules: TrackingRules) -> tuple[object, ...]:
+    """One observation as a row: the whole text (or its redaction marker), the whole hash."""
+    if observation.redacted is not None:
+        text = redaction_label(observation.redacted)
+    else:
+        text = observation.text or ""
+    return (
+        observation.source_id,
+        observation.seq,
+        observation.observed_at,
+        observation.severity,
+        observation.harm_mechanism or "",
+        rules.label(observation.harm_mechanism, observation.severity),
+        text,
+        observation.record_hash,
+    )
 
 
 def redaction_label(marker: dict[str, Any]) -> str:
@@ -442,9 +488,12 @@ def list_command(
     limit: Annotated[int, _limit_option("Sources per page.")] = 50,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Sources to skip.")] = 0,
     as_json: JsonFlag = False,
+    as_csv: CsvFlag = False,
+    as_tsv: TsvFlag = False,
 ) -> None:
     """List tracked sources, riskiest first (risk, current severity, rolling average, last
-    seen), from the profile table alone."""
+    seen), from the profile table alone. Piped, the list is tab-separated with a header."""
+    fmt = listing_format(as_json=as_json, as_csv=as_csv, as_tsv=as_tsv)
     settings = settings_of(ctx)
     if risk is not None:
         levels = _rules(settings).risk_levels
@@ -453,7 +502,10 @@ def list_command(
     with opened_store(settings, read_only=True) as store, store.transaction() as session:
         total = count_profiles(session=session, risk=risk)
         page = list_profiles(session=session, risk=risk, limit=limit, offset=offset)
-    if as_json:
+    if fmt == "csv" or fmt == "tsv":
+        write_rows(fmt, PROFILE_COLUMNS, (_profile_row(p) for p in page))
+        return
+    if fmt == "json":
         write_json(
             {
                 "total": total,
@@ -465,6 +517,31 @@ def list_command(
         )
         return
     console().print(_profiles_table(page, total, offset))
+
+
+PROFILE_COLUMNS = (
+    "source_id",
+    "risk_level",
+    "current_severity",
+    "current_severity_label",
+    "rolling_average_severity",
+    "trend",
+    "observation_count",
+    "last_observed_at",
+)
+
+
+def _profile_row(profile: SourceProfile) -> tuple[object, ...]:
+    return (
+        profile.source_id,
+        profile.risk_level,
+        profile.current_severity,
+        profile.current_severity_label,
+        f"{profile.rolling_average_severity:.4f}",
+        profile.trend,
+        profile.observation_count,
+        profile.last_observed_at,
+    )
 
 
 def _profiles_table(page: Sequence[SourceProfile], total: int, offset: int) -> Table:

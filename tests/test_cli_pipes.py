@@ -199,3 +199,20 @@ def test_write_rows_and_listing_format_directly() -> None:
     assert out.getvalue() == "a\tb\n\ttrue\nx\\\\y\t1.5\n"
     assert listing_format(as_json=True) == "json"
     assert listing_format(as_json=False) == "tsv"  # patched: not a terminal
+
+
+@pytest.mark.parametrize(("flag", "delimiter"), [("--csv", ","), ("--tsv", "\t")])
+def test_benchmark_results_csv_and_tsv_parse(
+    monkeypatch: pytest.MonkeyPatch, classifier: Classifier, flag: str, delimiter: str
+) -> None:
+    monkeypatch.setattr("workbench.commands.benchmark.build_classifier", lambda _s: classifier)
+    args = ["benchmark", "run", "--capability", "animalization", "--language", "en"]
+    result = CliRunner().invoke(app, [*args, flag])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    table = rows(result.stdout, delimiter=delimiter)
+    assert table[0] == ["capability", "total", "passed", "pass_rate", "baseline", "status"]
+    report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    assert [row[0] for row in table[1:]] == [c["name"] for c in report["capabilities"]]
+    first = dict(zip(table[0], table[1], strict=True))
+    assert int(first["total"]) == report["capabilities"][0]["total"]
+    assert first["status"] == "ok"

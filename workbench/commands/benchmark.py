@@ -32,12 +32,16 @@ from engine.evaluation.benchmark import (
 from workbench.commands.validate import pct
 from workbench.options import JsonFlag, settings_of
 from workbench.output import (
+    CsvFlag,
+    TsvFlag,
     console,
+    listing_format,
     report_table,
     severity_label,
     severity_labels,
     visible,
     write_json,
+    write_rows,
 )
 
 TEXT_CHARS = 70
@@ -89,26 +93,32 @@ def run(
     language: LanguageFilter = None,
     suite: SuiteOption = None,
     as_json: JsonFlag = False,
+    as_csv: CsvFlag = False,
+    as_tsv: TsvFlag = False,
 ) -> None:
     """Run the functional benchmark suite and report pass rates by capability.
 
     Each capability (a harm mechanism, negation, obfuscation, a language, ...) is
     compared with the pass rate stored for it in the suite; the ones below it are
     named on stderr. Exit status: 0 none below its baseline, 1 one or more below,
-    2 error (a bad suite file, an unknown capability or language).
+    2 error (a bad suite file, an unknown capability or language). --csv/--tsv (TSV is
+    the default when piped) print one row per capability.
     """
+    fmt = listing_format(as_json=as_json, as_csv=as_csv, as_tsv=as_tsv)
     # A suite file given by hand is checked before the slow classifier build.
     explicit = load_suite(path=suite) if suite is not None else None
     classifier = build_classifier(settings_of(ctx))
     loaded = explicit or load_suite(classifier.taxonomy)
     total = len(select_cases(loaded, capabilities=capability, languages=language))
-    with _progress(total, show=not as_json and sys.stderr.isatty()) as advance:
+    with _progress(total, show=fmt == "table" and sys.stderr.isatty()) as advance:
         report = run_suite(
             classifier, loaded, capabilities=capability, languages=language, progress=advance
         )
     below = regressions(report, loaded)
-    if as_json:
+    if fmt == "json":
         write_json(report, typer.get_binary_stream("stdout"))
+    elif fmt == "csv" or fmt == "tsv":
+        write_rows(fmt, CAPABILITY_COLUMNS, _capability_rows(report, loaded, below))
     else:
         _print_report(console(), report, loaded, severity_labels(classifier.root))
     for regression in below:
@@ -153,6 +163,27 @@ def _print_report(
     if failures:
         out.print()
         out.print(_failure_table(failures, labels))
+
+
+CAPABILITY_COLUMNS = ("capability", "total", "passed", "pass_rate", "baseline", "status")
+
+
+def _capability_rows(
+    report: Mapping[str, Any], suite: Suite, below: Sequence[Regression]
+) -> list[tuple[object, ...]]:
+    """One row per capability; rates as fractions, as in the JSON report."""
+    under = {regression.capability for regression in below}
+    return [
+        (
+            capability["name"],
+            capability["total"],
+            capability["passed"],
+            capability["pass_rate"],
+            suite.baselines[capability["name"]],
+            "below baseline" if capability["name"] in under else "ok",
+        )
+        for capability in report["capabilities"]
+    ]
 
 
 def _capability_table(

@@ -37,6 +37,7 @@ from api.encoding import JSON, dumps
 from api.limits import text_ok
 from api.models import BatchRequest, ClassifyRequest
 from api.offload import batch_results
+from engine.languages import is_auto
 
 if TYPE_CHECKING:
     from api.app import HarmwatchAPI
@@ -145,8 +146,8 @@ class ClassifyLane:
             return None
         classifier = services.classifier
         size = len(text) + (len(context) if context else 0)
-        if not services.inline(size, classifier.resolve_language(language)[0]):
-            return None
+        if is_auto(language) or not services.inline(size, classifier.resolve_language(language)[0]):
+            return None  # "auto" is the route's: identification picks the language
         try:
             result = classifier.classify(text, context=context, language=language)
             payload = dumps(result.to_dict())

@@ -110,8 +110,10 @@ class ClassifyRequest(_Request):
     language: str | None = Field(
         default=None,
         max_length=MAX_LANGUAGE_CHARS,
-        description="Language code: en, es, fr, ru, ar, ig, yo, ha (default en). Another "
-        "code falls back to en and the rationale says so.",
+        description="Language code: en, es, fr, ru, ar, ig, yo, ha (default en), or auto to "
+        "identify it (the result's language_detected says what was found; an unsure or "
+        "unsupported identification falls back to en). Another code falls back to en and the "
+        "rationale says so.",
         examples=["en"],
     )
 
@@ -205,6 +207,23 @@ class DogwhistleMatch(_Response):
     span: Span
 
 
+class LanguageDetected(_Response):
+    """What identification found for a text sent with language "auto"."""
+
+    code: str = Field(
+        description="The identified language (also one harmwatch has no pack for), or und "
+        "when none was found.",
+        examples=["es"],
+    )
+    confidence: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="0 to 1 (3 decimals); under the taxonomy's cut-off the default language "
+        "is used.",
+        examples=[0.99],
+    )
+
+
 class Amplification(_Response):
     factor: float = Field(description=">= 1.0; 1.0 when no provider contributed.", examples=[1.0])
     provider: str | None = Field(description="The provider asked, or null.")
@@ -244,6 +263,9 @@ class Classification(_Response):
     taxonomy_version: str = Field(examples=["1.0.0"])
     language: str = Field(description="The language used.", examples=["en"])
     language_confidence: Literal["verified", "experimental"]
+    language_detected: LanguageDetected | None = Field(
+        description='What identification found when language "auto" was asked; else null.'
+    )
     dogwhistle_matched: DogwhistleMatch | None
     counter_narrative_guidance: str | None = Field(description="Guidance for the mechanism.")
     content_hash: Hash
@@ -720,6 +742,17 @@ class DatabaseHealth(_Response):
     status: Literal["ok", "unreachable"]
 
 
+class LanguageIdentificationHealth(_Response):
+    """What language "auto" runs: the library, its version and the taxonomy's cut-off."""
+
+    library: str = Field(examples=["pycld2"])
+    version: str = Field(examples=["0.42"])
+    min_confidence: float = Field(
+        description="Under it, an identification falls back to the default language.",
+        examples=[0.7],
+    )
+
+
 class Health(_Response):
     status: Literal["ok", "degraded"] = Field(
         description="degraded when the database or a configured provider is unreachable."
@@ -733,3 +766,4 @@ class Health(_Response):
     signing: SigningHealth | None = Field(
         description="The signing key's algorithm and key_id; null without HARMWATCH_SIGNING_KEY."
     )
+    language_identification: LanguageIdentificationHealth

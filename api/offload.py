@@ -17,18 +17,21 @@ from api.encoding import dumps
 from api.models import BatchRequest, ClassifyRequest
 from api.services import Services
 from engine import Classification
+from engine.languages import is_auto
 
 
 async def classify(
     services: Services, text: str, context: str | None, language: str | None
 ) -> Classification:
     classifier = services.classifier
-    code = classifier.resolve_language(language)[0]
+    # "auto": the language is known only after identification, so the text goes to
+    # the thread, where the identified language may be compiled.
+    code = None if is_auto(language) else classifier.resolve_language(language)[0]
     size = len(text) + (len(context) if context else 0)
-    if services.inline(size, code):
+    if code is not None and services.inline(size, code):
         return classifier.classify(text, context=context, language=language)
     result = await services.compute(classifier.classify, text, context=context, language=language)
-    services.mark_warm(code)  # its first text compiled it
+    services.mark_warm(result.language)  # its first text compiled it
     return result
 
 

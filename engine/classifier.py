@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from engine.amplify.base import Amplifier, NullAmplifier
 from engine.inputs import check_input, resolve_language
-from engine.languages import LANGUAGES
+from engine.languages import LANGUAGES, is_auto
 from engine.pipeline.coded import coded_anchor, coded_hits
 from engine.pipeline.decide import Clock, Decider, signal
 from engine.pipeline.doc import Doc
@@ -22,9 +22,11 @@ from engine.pipeline.match import first_matches, pattern_hits
 from engine.pipeline.scan import scan
 from engine.pipeline.suppress import suppress
 from engine.pipeline.targets import target
-from engine.result import Classification
+from engine.result import Classification, LanguageDetection
 from engine.rules.load import LoadedTaxonomy
+from engine.text import langid
 from engine.text.re2x import Span
+from engine.text.script import dominant_script
 
 __all__ = ["Classifier", "Clock"]
 
@@ -48,6 +50,9 @@ class Classifier:
         self._pipelines: dict[str, LanguagePipeline] = {}
         self._lock = threading.Lock()
         self._default_language: str = self.root.default_language
+        identification = self.root.language_identification
+        self._min_confidence = identification.min_confidence
+        self._non_latin_share = identification.non_latin_share
 
     # -- the stages ------------------------------------------------------------
     def classify(
@@ -55,15 +60,22 @@ class Classifier:
     ) -> Classification:
         """Classify one text; see SPEC section 2 for the steps."""
         check_input(text, context, language, self.max_text_chars)
+        detected = None
         if language is None:  # inline: a call costs a tenth of the 3 µs most texts take
-            code, note = self._default_language, None
+            code = self._default_language
+            # The script check: nothing for an ASCII text, about a microsecond otherwise.
+            note = None if text.isascii() else self.script_note(text)
         else:
-            code, note = self.resolve_language(language)
+            code, note, detected = self._resolve(language, text)
         lang = self._pipelines.get(code) or self.pipeline(code)
         doc = scan(lang, text, context, note)
         if doc is None:  # no group named, nothing coded: most texts stop here
-            return self._decider.empty(text, code, note)
-        return self._decide(doc, first_matches(doc))
+            result = self._decider.empty(text, code, note)
+        else:
+            result = self._decide(doc, first_matches(doc))
+        if detected is not None:
+            result.language_detected = detected
+        return result
 
     def _decide(self, doc: Doc, firsts: list[tuple[int, list[Span]]]) -> Classification:
         """The result of a scanned text from the first match of each matching pattern."""
@@ -93,9 +105,12 @@ class Classifier:
         """
         results: list[Classification | None] = []
         pending: list[tuple[int, Doc]] = []
+        detections: dict[int, LanguageDetection] = {}
         for text, context, language in items:
             check_input(text, context, language, self.max_text_chars)
-            lang, note = self._language(language)
+            lang, note, detected = self._language(language, text)
+            if detected is not None:
+                detections[len(results)] = detected
             doc = scan(lang, text, context, note)
             if doc is None:
                 results.append(self._decider.empty(text, lang.code, note))
@@ -119,15 +134,72 @@ class Classifier:
             slot: self._decide(doc, sorted(firsts[position]))
             for position, (slot, doc) in enumerate(pending)
         }
-        return [found if found is not None else decided[slot] for slot, found in enumerate(results)]
+        done = [found if found is not None else decided[slot] for slot, found in enumerate(results)]
+        for slot, detected in detections.items():
+            done[slot].language_detected = detected
+        return done
 
     # -- languages -------------------------------------------------------------
-    def _language(self, language: str | None) -> tuple[LanguagePipeline, str | None]:
+    def _language(
+        self, language: str | None, text: str
+    ) -> tuple[LanguagePipeline, str | None, LanguageDetection | None]:
+        detected = None
         if language is None:
-            code, note = self._default_language, None
+            code = self._default_language
+            note = None if text.isascii() else self.script_note(text)
         else:
-            code, note = self.resolve_language(language)
-        return self._pipelines.get(code) or self.pipeline(code), note
+            code, note, detected = self._resolve(language, text)
+        return self._pipelines.get(code) or self.pipeline(code), note, detected
+
+    def _resolve(
+        self, language: str, text: str
+    ) -> tuple[str, str | None, LanguageDetection | None]:
+        """A given language: identified for "auto", else resolved as a code."""
+        if is_auto(language):
+            return self.identify(text)
+        code, note = self.resolve_language(language)
+        return code, note, None
+
+    def identify(self, text: str) -> tuple[str, str | None, LanguageDetection]:
+        """The language to read ``text`` in, as identified, with the rationale's note.
+
+        The identified language is used when harmwatch has a pack for it and the
+        confidence reaches the taxonomy's cut-off; otherwise the default language,
+        and the note says why (SPEC section 7).
+        """
+        found = langid.identify(text)
+        detected = LanguageDetection(found.code, found.confidence)
+        default = self._default_language
+        if found.code == langid.UNDETERMINED:
+            reason = "Language identification found no language"
+        elif found.confidence < self._min_confidence:
+            reason = (
+                f"Language identification unsure ({found.code}, confidence "
+                f"{found.confidence:.3f} < {self._min_confidence:.3f})"
+            )
+        elif found.code not in self.root.languages:
+            reason = (
+                f"Language identified as {found.code} (confidence {found.confidence:.3f}), "
+                "which harmwatch has no language pack for"
+            )
+        else:
+            return found.code, None, detected
+        return default, f" {reason}; fell back to {default}.", detected
+
+    def foreign_script(self, text: str) -> str | None:
+        """The non-Latin script most of the text is in (taxonomy's share), or None."""
+        return dominant_script(text, self._non_latin_share)
+
+    def script_note(self, text: str) -> str | None:
+        """For a text sent without a language: the note when it is mostly in another
+        script than Latin, which the default language's pack cannot read."""
+        script = dominant_script(text, self._non_latin_share)
+        if script is None:
+            return None
+        return (
+            f" The text is mostly in {script} script and no language was given, so it was "
+            f"read as {self._default_language}; give language 'auto' or its code."
+        )
 
     def pipeline(self, code: str) -> LanguagePipeline:
         """The compiled pipeline of a language, built on first use."""

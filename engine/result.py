@@ -88,12 +88,27 @@ class DogwhistleMatch:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class LanguageDetection:
+    """The language identified for a text sent with ``language: "auto"`` (SPEC section 3).
+
+    ``code`` is the identifier's code even when harmwatch has no pack for it ("de"),
+    or ``und`` when it named none; ``confidence`` is 0 to 1, 3 decimals.
+    """
+
+    code: str
+    confidence: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "confidence": self.confidence}
+
+
 @dataclass(slots=True)
 class Classification:
     """The full, explainable decision for one text (every field always present).
 
     Read-only by convention rather than ``frozen``: a frozen dataclass sets each of
-    its nineteen fields through ``object.__setattr__``, which alone would cost more
+    its twenty fields through ``object.__setattr__``, which alone would cost more
     than classifying a typical text.
     """
 
@@ -116,6 +131,9 @@ class Classification:
     amplification: AmplificationResult
     timestamp: str
     severity: int
+    # Last and defaulted: the deciders build results positionally, and only a text
+    # sent with language "auto" sets it (engine.classifier).
+    language_detected: LanguageDetection | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The result as the contract's JSON object (SPEC section 3)."""
@@ -136,6 +154,9 @@ class Classification:
             "taxonomy_version": self.taxonomy_version,
             "language": self.language,
             "language_confidence": self.language_confidence,
+            "language_detected": (
+                self.language_detected.to_dict() if self.language_detected else None
+            ),
             "dogwhistle_matched": (
                 self.dogwhistle_matched.to_dict() if self.dogwhistle_matched else None
             ),

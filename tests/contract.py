@@ -21,6 +21,7 @@ RESULT_FIELDS = frozenset(
         "taxonomy_version",
         "language",
         "language_confidence",
+        "language_detected",
         "dogwhistle_matched",
         "counter_narrative_guidance",
         "content_hash",

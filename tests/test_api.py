@@ -783,6 +783,11 @@ def test_health_reports_versions_and_dependencies(
         "text_analytics": {"provider": None, "status": "not_configured"},
         "database": {"backend": backend, "status": "ok"},
         "signing": None,
+        "language_identification": {
+            "library": "pycld2",
+            "version": "0.42",
+            "min_confidence": root.language_identification.min_confidence,
+        },
     }
     assert health["app_version"]
 

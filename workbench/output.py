@@ -132,6 +132,11 @@ def _facts(result: Classification, label: str) -> Table:
     else:
         facts.add_row("Target", Text("no identity-group target", "dim"))
     facts.add_row("Language", f"{result.language} ({result.language_confidence})")
+    detected = result.language_detected
+    if detected is not None:
+        facts.add_row(
+            "Identified", f"{visible(detected.code)} (confidence {detected.confidence:.3f})"
+        )
     facts.add_row("Pattern", result.matched_pattern or Text("—", "dim"))
     facts.add_row("Rationale", Text(visible(result.decision_rationale)))
     coded = result.dogwhistle_matched

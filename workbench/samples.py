@@ -12,7 +12,9 @@ Files are read in binary, line by line, with a per-line byte cap, so memory stay
 constant however large the file and a line number is known for every problem.
 The workbench's triage reads files the same way with no label column
 (``Columns(label=None)``), and hands ``SampleReader.samples`` the lines of a
-file that is still being written.
+file that is still being written. ``harmwatch classify --input`` reads with no label
+column too, through ``SampleReader.records``: there a bad row becomes an error record
+and the run goes on, and plain text (one text a line) is a third format.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
+from typing import IO
 
 import orjson
 
@@ -44,33 +47,55 @@ TextCheck = Callable[[str, str | None], None]
 
 
 class SampleFileError(ValueError):
-    """A problem with the sample file; ``str()`` is ``<file>:<line>: <problem>``."""
+    """A problem with the sample file; ``str()`` is ``<file>:<line>: <problem>``.
 
-    def __init__(self, path: Path, line: int | None, problem: str) -> None:
+    ``item_id`` is the row's id when it could be read (for an error record).
+    """
+
+    def __init__(
+        self, path: Path, line: int | None, problem: str, item_id: str | None = None
+    ) -> None:
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"{where}: {problem}")
         self.path = path
         self.line = line
         self.problem = problem
+        self.item_id = item_id
 
 
 class SampleFormat(StrEnum):
     CSV = "csv"
     JSONL = "jsonl"
+    TXT = "txt"
+    """One text a line, nothing else: for ``classify --input``, which needs no labels."""
 
 
-def detect_format(path: Path, override: SampleFormat | None) -> SampleFormat:
-    """The explicit format, else the one the extension names; anything else is an error."""
+class LabelledFormat(StrEnum):
+    """The formats that can carry a label column (``validate custom --format``)."""
+
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+LABELLED = (SampleFormat.CSV, SampleFormat.JSONL)
+
+
+def detect_format(
+    path: Path, override: SampleFormat | None, allowed: tuple[SampleFormat, ...] = LABELLED
+) -> SampleFormat:
+    """The explicit format, else the one the extension names among ``allowed``; anything
+    else is an error."""
     if override is not None:
         return override
     suffix = path.suffix.lower().lstrip(".")
-    try:
+    if suffix in allowed:
         return SampleFormat(suffix)
-    except ValueError:
-        shown = f"'.{suffix}'" if suffix else "no extension"
-        raise SampleFileError(
-            path, None, f"unknown format ({shown}); name a .jsonl or .csv file or pass --format"
-        ) from None
+    shown = f"'.{suffix}'" if suffix else "no extension"
+    names = [f".{fmt.value}" for fmt in allowed]
+    listed = f"{', '.join(names[:-1])} or {names[-1]}"
+    raise SampleFileError(
+        path, None, f"unknown format ({shown}); name a {listed} file or pass --format"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +143,9 @@ class Columns:
     language: str | None = None
     mechanism: str | None = None
     id: str | None = None
+    context: str | None = None
     default_language: str | None = None
+    default_context: str | None = None
 
     def optional(self) -> dict[str, tuple[str, bool]]:
         """field -> (column name, whether the user named it explicitly)."""
@@ -127,6 +154,7 @@ class Columns:
             "language": (self.language, "language"),
             "mechanism": (self.mechanism, "expected_mechanism"),
             "id": (self.id, "id"),
+            "context": (self.context, "context"),
         }
         return {
             field: (given, True) if given is not None else (default, False)
@@ -141,6 +169,7 @@ _OPTION_OF = {
     "language": "--language-col",
     "mechanism": "--mechanism-col",
     "id": "--id-col",
+    "context": "--context-col",
 }
 
 
@@ -155,8 +184,9 @@ def count_lines(path: Path) -> int:
 
 
 def line_cap(max_text_chars: int) -> int:
-    """The most bytes a valid line can need: a text at the limit, escaped, plus the rest."""
-    return _BYTES_PER_CHAR * max_text_chars + _LINE_SLACK
+    """The most bytes a valid line can need: a text and a context at the limit, escaped,
+    plus the rest."""
+    return 2 * _BYTES_PER_CHAR * max_text_chars + _LINE_SLACK
 
 
 class SampleReader:
@@ -188,7 +218,11 @@ class SampleReader:
 
     def __iter__(self) -> Iterator[Sample]:
         with self.path.open("rb") as stream:
-            yield from self.samples(iter(partial(stream.readline, self._cap + 1), b""))
+            yield from self.samples(self.raw_lines(stream))
+
+    def raw_lines(self, stream: IO[bytes]) -> Iterator[bytes]:
+        """The stream's physical lines as ``samples`` and ``records`` take them."""
+        return iter(partial(stream.readline, self._cap + 1), b"")
 
     def samples(self, raw_lines: Iterable[bytes]) -> Iterator[Sample]:
         """The samples in physical lines read elsewhere (a file that is still growing).
@@ -196,11 +230,29 @@ class SampleReader:
         Each line is read as ``readline(line_cap(...) + 1)`` would return it, so a
         longer one is reported rather than decoded; ``line`` counts them.
         """
-        lines = self._decoded(raw_lines)
+        for _, item in self._rows(raw_lines, lenient=False):
+            assert isinstance(item, Sample)  # strict: a bad row raised
+            yield item
+
+    def records(self, raw_lines: Iterable[bytes]) -> Iterator[tuple[int, Sample | SampleFileError]]:
+        """(line, sample) for each row, or (line, error) for a row that cannot be read, and
+        the reading goes on: a bad row of a file classified for a pipeline should cost
+        that row, not the run. A problem with the file as a whole (bytes that are not
+        UTF-8, a CSV header without a named column, malformed CSV quoting) still raises.
+        An empty file has no rows and is no error here.
+        """
+        yield from self._rows(raw_lines, lenient=True)
+
+    def _rows(
+        self, raw_lines: Iterable[bytes], *, lenient: bool
+    ) -> Iterator[tuple[int, Sample | SampleFileError]]:
+        lines = self._decoded(raw_lines, lenient=lenient and self.fmt is not SampleFormat.CSV)
         if self.fmt is SampleFormat.CSV:
-            yield from self._csv_samples(lines)
+            yield from self._csv_samples(_raising(lines), lenient=lenient)
+        elif self.fmt is SampleFormat.TXT:
+            yield from self._text_samples(lines, lenient=lenient)
         else:
-            yield from self._jsonl_samples(lines)
+            yield from self._jsonl_samples(lines, lenient=lenient)
 
     def error(self, problem: str, line: int | None = None) -> SampleFileError:
         """A problem on ``line`` (default: the line just read)."""
@@ -212,15 +264,28 @@ class SampleReader:
 
     # -- physical lines ----------------------------------------------------------------
 
-    def _decoded(self, raw_lines: Iterable[bytes]) -> Iterator[str]:
-        """Each physical line as text (newline kept, for the csv module), capped in bytes."""
-        for raw in raw_lines:
+    def _decoded(
+        self, raw_lines: Iterable[bytes], *, lenient: bool = False
+    ) -> Iterator[str | SampleFileError]:
+        """Each physical line as text (newline kept, for the csv module), capped in bytes.
+
+        ``lenient``: a line over the cap is yielded as an error and skipped unread
+        (the rest of it comes in further chunks) instead of raised.
+        """
+        chunks = iter(raw_lines)
+        for raw in chunks:
             self.line += 1
             if len(raw) > self._cap:
-                raise self.error(
-                    f"line is over {self._cap} bytes, more than a text of "
-                    f"{self._max_text_chars} characters (HARMWATCH_MAX_TEXT_CHARS) can need"
+                error = self.error(
+                    f"line is over {self._cap} bytes, more than a text and a context of "
+                    f"{self._max_text_chars} characters each (HARMWATCH_MAX_TEXT_CHARS) can need"
                 )
+                if not lenient:
+                    raise error
+                while not raw.endswith(b"\n"):
+                    raw = next(chunks, b"\n")
+                yield error
+                continue
             if self.line == 1:
                 raw = raw.removeprefix(codecs.BOM_UTF8)
             try:
@@ -232,19 +297,33 @@ class SampleReader:
 
     # -- JSONL -------------------------------------------------------------------------
 
-    def _jsonl_samples(self, lines: Iterator[str]) -> Iterator[Sample]:
+    def _jsonl_samples(
+        self, lines: Iterator[str | SampleFileError], *, lenient: bool
+    ) -> Iterator[tuple[int, Sample | SampleFileError]]:
         optional = self._optional_columns
         unseen = {field for field, (_, explicit) in optional.items() if explicit}
         first_keys: list[str] | None = None
         for text in lines:
-            if not text.strip():
+            item: Sample | SampleFileError
+            if isinstance(text, SampleFileError):
+                item = text
+            elif not text.strip():
                 continue
-            record = self._json_object(text)
-            if first_keys is None:
-                first_keys = list(record)
-            unseen -= {field for field in unseen if optional[field][0] in record}
-            yield self._sample(record)
+            else:
+                try:
+                    record = self._json_object(text)
+                    if first_keys is None:
+                        first_keys = list(record)
+                    unseen -= {field for field in unseen if optional[field][0] in record}
+                    item = self._sample(record)
+                except SampleFileError as exc:
+                    if not lenient:
+                        raise
+                    item = exc
+            yield self.line, item
         if first_keys is None:
+            if lenient:
+                return
             raise self.file_error("the file has no samples (it is empty or blank)")
         if unseen:
             field = sorted(unseen)[0]
@@ -259,18 +338,24 @@ class SampleReader:
             value = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             raise self.error(f"invalid JSON: {exc}") from None
+        if isinstance(value, str) and self.columns.label is None:
+            return {self.columns.text: value}  # a bare string is a text, when no label is read
         if not isinstance(value, dict):
             raise self.error(f"a line must be a JSON object, not {_json_kind(value)}")
         return value
 
     # -- CSV ---------------------------------------------------------------------------
 
-    def _csv_samples(self, lines: Iterator[str]) -> Iterator[Sample]:
+    def _csv_samples(
+        self, lines: Iterator[str], *, lenient: bool
+    ) -> Iterator[tuple[int, Sample | SampleFileError]]:
         reader = csv.reader(lines)
         header = self._csv_row(reader)
         while header is not None and not header:  # blank lines before the header
             header = self._csv_row(reader)
         if header is None:
+            if lenient:
+                return
             raise self.file_error("the file is empty; a CSV file needs a header row")
         names = [name.strip() for name in header]
         header_line = self.line
@@ -283,14 +368,46 @@ class SampleReader:
                 break
             if not row:
                 continue
-            if len(row) != len(names):
-                raise self.error(
-                    f"the row has {len(row)} fields, the header has {len(names)}", line=start
-                )
             rows += 1
-            yield self._sample(dict(zip(names, row, strict=True)), line=start)
-        if not rows:
+            item: Sample | SampleFileError
+            try:
+                if len(row) != len(names):
+                    raise self.error(
+                        f"the row has {len(row)} fields, the header has {len(names)}", line=start
+                    )
+                item = self._sample(dict(zip(names, row, strict=True)), line=start)
+            except SampleFileError as exc:
+                if not lenient:
+                    raise
+                item = exc
+            yield start, item
+        if not rows and not lenient:
             raise self.file_error("the file has a header row but no samples")
+
+    # -- plain text --------------------------------------------------------------------
+
+    def _text_samples(
+        self, lines: Iterator[str | SampleFileError], *, lenient: bool
+    ) -> Iterator[tuple[int, Sample | SampleFileError]]:
+        """One text a line, as written (only the line break removed); blank lines skipped."""
+        rows = 0
+        for line in lines:
+            item: Sample | SampleFileError
+            if isinstance(line, SampleFileError):
+                item = line
+            elif not line.strip():
+                continue
+            else:
+                try:
+                    item = self._sample({self.columns.text: line.rstrip("\r\n")})
+                except SampleFileError as exc:
+                    if not lenient:
+                        raise
+                    item = exc
+            rows += 1
+            yield self.line, item
+        if not rows and not lenient:
+            raise self.file_error("the file has no texts (it is empty or blank)")
 
     def _csv_row(self, reader: Iterator[list[str]]) -> list[str] | None:
         try:
@@ -316,7 +433,22 @@ class SampleReader:
     # -- one record --------------------------------------------------------------------
 
     def _sample(self, record: Mapping[str, object], line: int | None = None) -> Sample:
-        """A record (CSV row or JSON object) as a Sample; ``line`` is where it starts."""
+        """A record (CSV row or JSON object) as a Sample; ``line`` is where it starts.
+
+        A problem carries the record's id when it has a readable one, so that an error
+        record of ``classify --input`` can be matched to its input.
+        """
+        try:
+            return self._read_sample(record, line)
+        except SampleFileError as exc:
+            raw_id = record.get(self._optional_columns["id"][0])
+            if isinstance(raw_id, str) and raw_id.strip():
+                exc.item_id = raw_id.strip()
+            elif isinstance(raw_id, int) and not isinstance(raw_id, bool):
+                exc.item_id = str(raw_id)
+            raise
+
+    def _read_sample(self, record: Mapping[str, object], line: int | None) -> Sample:
         where = self.line if line is None else line
         text = self._required(record, "text", self.columns.text, where)
         if not isinstance(text, str):
@@ -339,6 +471,7 @@ class SampleReader:
             expected_mechanism=optional["mechanism"],
             group=optional["group"],
             label=label,
+            context=optional["context"] or self.columns.default_context,
         )
 
     def _required(self, record: Mapping[str, object], field: str, name: str, line: int) -> object:
@@ -393,6 +526,14 @@ def _json_kind(value: object) -> str:
     if isinstance(value, bool):
         return "true/false"
     return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
+def _raising(lines: Iterator[str | SampleFileError]) -> Iterator[str]:
+    """The lines for the csv module, which cannot be handed an error in their place."""
+    for line in lines:
+        if isinstance(line, SampleFileError):
+            raise line
+        yield line
 
 
 def _listing(names: Iterable[str]) -> str:

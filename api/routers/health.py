@@ -16,6 +16,7 @@ from api.deps import ServicesDep
 from api.encoding import json_response
 from api.models import Health
 from api.responses import INTERNAL
+from engine.text import langid
 
 router = APIRouter(tags=["health"], responses=INTERNAL)
 
@@ -23,7 +24,8 @@ router = APIRouter(tags=["health"], responses=INTERNAL)
 @router.get("/health", response_model=Health, summary="Service health")
 def health(services: ServicesDep) -> Response:
     """Liveness and what this server runs: app and taxonomy versions, the taxonomy digest
-    and baseline tag, and the status of the text-analytics provider and the database."""
+    and baseline tag, the status of the text-analytics provider and the database, and the
+    language-identification library and cut-off that language "auto" uses."""
     classifier = services.classifier
     root = classifier.root
     provider_status = classifier.amplifier.status()
@@ -44,5 +46,10 @@ def health(services: ServicesDep) -> Response:
             },
             "database": {"backend": services.database_backend, "status": database_status},
             "signing": services.trust.describe(),
+            "language_identification": {
+                "library": langid.LIBRARY,
+                "version": langid.library_version(),
+                "min_confidence": root.language_identification.min_confidence,
+            },
         }
     )

@@ -32,6 +32,8 @@ class Sample:
     expected_mechanism: str | None = None
     group: str | None = None
     label: str | None = None
+    context: str | None = None
+    """Surrounding text, passed to classify as its ``context``."""
 
 
 @dataclass(slots=True)
@@ -104,7 +106,9 @@ class ValidationRun:
 
     def add(self, sample: Sample) -> bool:
         """Classify and score one sample; returns whether it was flagged."""
-        result = self.classifier.classify(sample.text, language=sample.language)
+        result = self.classifier.classify(
+            sample.text, context=sample.context, language=sample.language
+        )
         got = result.is_harmful
         self.overall.add(sample.expected_harmful, got)
         if sample.group is not None:

@@ -82,6 +82,19 @@ class Windows(Strict):
     filler_max_words: Annotated[int, Field(ge=1, le=8)]
 
 
+class LanguageIdentification(Strict):
+    """``language: "auto"`` and the script check for texts sent without a language.
+
+    ``min_confidence``: an identification under it is unsure, and the text is read
+    in the default language with a note. ``non_latin_share``: a text sent without a
+    language whose letters are more than this share in one non-Latin script gets a
+    note that it was read in the default language all the same.
+    """
+
+    min_confidence: Annotated[float, Field(gt=0.0, le=1.0)]
+    non_latin_share: Annotated[float, Field(ge=0.0, lt=1.0)]
+
+
 class Obfuscation(Strict):
     """How pattern literals are widened to catch leetspeak, homoglyphs and typos.
 
@@ -148,6 +161,7 @@ class Taxonomy(Strict):
     require_target_present: bool
     ambiguity_resolution: Literal["highest_score_then_lower_severity_then_lower_row_id"]
     default_language: Literal["en"]
+    language_identification: LanguageIdentification
     max_text_chars: Annotated[int, Field(ge=1, le=1_000_000)]
     windows: Windows
     obfuscation: Obfuscation

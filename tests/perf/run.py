@@ -24,6 +24,7 @@ from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
 from tests.perf.classify_by_language_perf import classify_by_language_section
 from tests.perf.ingest_perf import ingest_section
+from tests.perf.language_perf import language_section
 from tests.perf.scale_perf import scale_section
 from tests.perf.store_perf import store_section
 from tests.perf.workbench_perf import workbench_section
@@ -141,6 +142,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "adversarial": adversarial_section,
     "startup": startup_section,
     "benchmark": benchmark_section,
+    "language": language_section,
     "store": store_section,
     "ingest": ingest_section,
     "api": api_section,

@@ -191,6 +191,23 @@ async def test_f6_opens_the_languages_and_a_choice_reclassifies(make_app: AppFac
         assert f"language {second}" in verdict_of(app)
 
 
+async def test_f6_auto_identifies_the_language_of_the_text(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f6")
+        await pilot.pause()
+        select = app.screen.query_one("#classify-language", Select)
+        await pilot.press(*["down"] * len(app.services.engine.languages), "enter")
+        await settle(pilot)
+        assert select.value == "auto"
+        await show(pilot, "El autobús llegó tarde otra vez esta mañana, así que fuimos andando.")
+        result = classify_screen(app).result
+        assert result is not None and result.language == "es"
+        assert result.language_detected is not None and result.language_detected.code == "es"
+        assert "language es (verified) · identified es 0." in verdict_of(app)
+
+
 async def test_a_theme_switch_recolours_the_spans(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

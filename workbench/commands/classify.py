@@ -1,21 +1,20 @@
-"""``harmwatch classify``: one text from the argument or stdin, or a JSONL file line by line.
+"""``harmwatch classify``: one text from the argument or stdin, or every text of a file.
 
 The command only reads input, calls the engine and renders; every decision
-and every input-validation message comes from ``engine.Classifier``.
+and every input-validation message comes from ``engine.Classifier``. Files are
+read by ``workbench.samples`` (JSONL, CSV or plain text, with the column options
+and messages of ``validate custom``); a row that cannot be read becomes an error
+record and the run goes on.
 """
 
 from __future__ import annotations
 
-import codecs
 import sys
-from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import IO, Annotated, cast
+from typing import Annotated
 
-import orjson
 import typer
 from rich.progress import (
     BarColumn,
@@ -26,7 +25,17 @@ from rich.progress import (
 )
 
 from engine import Classifier, build_classifier
-from workbench.options import ContextOption, JsonFlag, LanguageOption, settings_of
+from engine.validation import Sample
+from workbench.options import (
+    ContextCol,
+    ContextOption,
+    IdCol,
+    JsonFlag,
+    LanguageCol,
+    LanguageOption,
+    TextCol,
+    settings_of,
+)
 from workbench.output import (
     console,
     json_bytes,
@@ -34,7 +43,18 @@ from workbench.output import (
     severity_labels,
     write_json,
 )
+from workbench.samples import (
+    Columns,
+    Labels,
+    SampleFileError,
+    SampleFormat,
+    SampleReader,
+    count_lines,
+    detect_format,
+)
 from workbench.text_input import STDIO, read_text
+
+INPUT_FORMATS = (SampleFormat.JSONL, SampleFormat.CSV, SampleFormat.TXT)
 
 TextArgument = Annotated[
     str | None,
@@ -49,11 +69,24 @@ InputOption = Annotated[
     typer.Option(
         "--input",
         "-i",
-        metavar="FILE.jsonl",
+        metavar="FILE",
         dir_okay=False,
         show_default=False,
-        help="Classify every line of a JSONL file ('-' for stdin) instead of one text.",
+        help="Classify every text of a .jsonl, .csv or .txt file (one text a line) instead "
+        "of one text; '-' reads stdin as JSONL unless --format says otherwise.",
     ),
+]
+FormatOption = Annotated[
+    SampleFormat | None,
+    typer.Option(
+        "--format",
+        show_default=False,
+        help="Read --input as this format whatever its extension.",
+    ),
+]
+FailOnHarmFlag = Annotated[
+    bool,
+    typer.Option("--fail-on-harm", help="Exit 1 when any text is harmful (for pipelines)."),
 ]
 OutputOption = Annotated[
     Path | None,
@@ -79,56 +112,99 @@ def classify(
     context: ContextOption = None,
     input_path: InputOption = None,
     output_path: OutputOption = None,
+    fmt: FormatOption = None,
+    text_col: TextCol = "text",
+    language_col: LanguageCol = None,
+    context_col: ContextCol = None,
+    id_col: IdCol = None,
+    fail_on_harm: FailOnHarmFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Classify a text and explain the decision: matched row and pattern, suppressions, target.
 
-    With --input, each line is a JSON object {"text": ..., "context": ..., "language": ...,
-    "id": ...} or a bare JSON string; each result line is {"id", "line", ...result}. A bad
-    line gets an "error" field instead and the run goes on. -l and --context apply to lines
-    that do not carry their own. Exit status: 0 done, 1 some lines failed, 2 error.
+    With --input, each row of a .jsonl file (a JSON object, or a bare JSON string), a .csv
+    file (with a header row) or a .txt file (one text a line) gives one result line
+    {"id", "line", ...result}; the column options say where the text, language, context
+    and id are (as in validate custom). A row that cannot be read gets an "error" field
+    instead and the run goes on. -l and --context apply to rows that do not carry their
+    own; -l auto identifies each text's language. Exit status: 0 done, 1 some rows failed
+    or, with --fail-on-harm, some text is harmful, 2 error.
     """
     settings = settings_of(ctx)
+    columns = Columns(
+        text=text_col,
+        label=None,
+        language=language_col,
+        id=id_col,
+        context=context_col,
+        default_language=language,
+        default_context=context,
+    )
     if input_path is not None:
         if text is not None:
             raise typer.BadParameter("give either TEXT or --input, not both", param_hint="TEXT")
+        sample_format = _input_format(input_path, fmt, columns)
+        if str(input_path) != STDIO:
+            with input_path.open("rb"):  # a missing file fails before the slow classifier build
+                pass
         classifier = build_classifier(settings)
-        failed = _classify_file(
-            classifier, input_path, output_path or Path(STDIO), language, context, as_json
+        tally = _classify_file(
+            classifier, input_path, output_path or Path(STDIO), sample_format, columns, as_json
         )
-        if failed:
+        if tally.foreign_script:
+            typer.echo(
+                f"warning: {tally.foreign_script} texts are mostly in a non-Latin script and "
+                f"had no language, so they were read as {classifier.root.default_language}; "
+                "pass -l auto, a language column or -l <code>",
+                err=True,
+            )
+        if tally.errors or (fail_on_harm and tally.harmful):
             raise typer.Exit(1)
         return
     if output_path is not None:
         raise typer.BadParameter("--output needs --input", param_hint="--output")
+    if fmt is not None or columns != Columns(
+        label=None, default_language=language, default_context=context
+    ):
+        raise typer.BadParameter("--format and the column options need --input")
     # Built before stdin is read, so a broken taxonomy fails before the user types.
     classifier = build_classifier(settings)
     content = read_text(text)
     result = classifier.classify(content, context=context, language=language)
     if as_json:
         write_json(result.to_dict(), typer.get_binary_stream("stdout"))
-        return
-    labels = severity_labels(classifier.root)
-    console().print(render_classification(result, labels))
+    else:
+        labels = severity_labels(classifier.root)
+        console().print(render_classification(result, labels))
+    script = classifier.foreign_script(content) if language is None else None
+    if script is not None:
+        typer.echo(
+            f"warning: the text is mostly in {script} script and no language was given, so it "
+            f"was read as {classifier.root.default_language}; pass -l auto or -l <code>",
+            err=True,
+        )
+    if fail_on_harm and result.is_harmful:
+        raise typer.Exit(1)
 
 
-# -- JSONL files -----------------------------------------------------------------------
+def _input_format(path: Path, fmt: SampleFormat | None, columns: Columns) -> SampleFormat:
+    """The format of --input: --format, else the extension; stdin is JSONL by default."""
+    if fmt is None and str(path) == STDIO:
+        fmt = SampleFormat.JSONL
+    found = detect_format(path, fmt, INPUT_FORMATS)
+    if found is SampleFormat.TXT and (
+        columns.text != "text" or columns.language or columns.context or columns.id
+    ):
+        raise SampleFileError(
+            path,
+            None,
+            "a .txt file has one text a line and no columns; use .jsonl or .csv for "
+            "--text-col, --language-col, --context-col or --id-col",
+        )
+    return found
 
 
-class _LineError(ValueError):
-    """A line that cannot be classified; recorded in the output, the run goes on."""
-
-    def __init__(self, message: str, item_id: str | int | None = None) -> None:
-        super().__init__(message)
-        self.item_id = item_id
-
-
-@dataclass(frozen=True, slots=True)
-class _Request:
-    item_id: str | int | None
-    text: str
-    context: str | None
-    language: str | None
+# -- files ----------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -136,22 +212,32 @@ class _Tally:
     classified: int = 0
     harmful: int = 0
     errors: int = 0
+    foreign_script: int = 0
+    """Texts read in the default language, for want of one, though mostly in another script."""
 
 
 def _classify_file(
     classifier: Classifier,
     source: Path,
     target: Path,
-    language: str | None,
-    context: str | None,
+    fmt: SampleFormat,
+    columns: Columns,
     as_json: bool,
-) -> bool:
-    """Stream ``source`` to ``target``; True when some lines failed."""
+) -> _Tally:
+    """Stream ``source`` to ``target``, one result or error record per row."""
     reading_stdin = str(source) == STDIO
     writing_stdout = str(target) == STDIO
     if not (reading_stdin or writing_stdout) and target.exists() and source.samefile(target):
         raise typer.BadParameter("must not be the --input file", param_hint="--output")
     show_progress = not as_json and sys.stderr.isatty()
+    reader = SampleReader(
+        Path(STDIO) if reading_stdin else source,
+        fmt,
+        columns,
+        Labels.of((), ()),
+        check=lambda text, language: classifier.check_input(text, None, language),
+        max_text_chars=classifier.max_text_chars,
+    )
     tally = _Tally()
     with ExitStack() as stack:
         # Input first: a missing input file must not leave an empty output behind.
@@ -160,7 +246,7 @@ def _classify_file(
             if reading_stdin
             else stack.enter_context(source.open("rb"))
         )
-        total = None if reading_stdin or not show_progress else _count_lines(source)
+        total = None if reading_stdin or not show_progress else count_lines(source)
         out = (
             typer.get_binary_stream("stdout")
             if writing_stdout
@@ -178,120 +264,41 @@ def _classify_file(
             )
         )
         task = progress.add_task("classifying", total=total)
-        name = STDIO if reading_stdin else str(source)
-        for number, raw in enumerate(_lines(inp, _line_cap(classifier)), start=1):
-            progress.advance(task)
-            if raw is not None and not raw.strip():
-                continue
-            out.write(_process(classifier, name, number, raw, language, context, tally))
+        for line, item in reader.records(reader.raw_lines(inp)):
+            progress.update(task, completed=reader.line)
+            out.write(_record(classifier, line, item, tally))
         out.flush()
     typer.echo(
         f"classified {tally.classified}, harmful {tally.harmful}, errors {tally.errors}",
         err=True,
     )
-    return tally.errors > 0
+    return tally
 
 
-def _process(
-    classifier: Classifier,
-    name: str,
-    number: int,
-    raw: bytes | None,
-    language: str | None,
-    context: str | None,
-    tally: _Tally,
+def _record(
+    classifier: Classifier, line: int, item: Sample | SampleFileError, tally: _Tally
 ) -> bytes:
-    """One output line for one input line; bad input becomes an error record."""
-    try:
-        if raw is None:
-            limit = classifier.max_text_chars
-            raise _LineError(
-                f"line is over {_line_cap(classifier)} bytes, more than a text and context "
-                f"of {limit} characters each (HARMWATCH_MAX_TEXT_CHARS) can take"
-            )
-        request = _request(classifier, _decode(name, number, raw), language, context)
-    except _LineError as bad:
+    """The output line of one row: its result, or an error record naming the problem."""
+    if isinstance(item, SampleFileError):
         tally.errors += 1
-        ident = number if bad.item_id is None else bad.item_id
-        return json_bytes({"id": ident, "line": number, "error": str(bad)})
-    result = classifier.classify(request.text, context=request.context, language=request.language)
+        return _error(line, item.item_id, item.problem)
+    try:
+        result = classifier.classify(item.text, context=item.context, language=item.language)
+    except (TypeError, ValueError) as exc:  # a context over the limit
+        tally.errors += 1
+        return _error(line, item.id, str(exc))
     tally.classified += 1
     tally.harmful += result.is_harmful
-    ident = number if request.item_id is None else request.item_id
-    return json_bytes({"id": ident, "line": number, **result.to_dict()})
-
-
-def _lines(stream: IO[bytes], cap: int) -> Iterator[bytes | None]:
-    """Physical lines, or None for a line over ``cap`` bytes, which is skipped unread.
-
-    Reading at most ``cap + 1`` bytes at a time keeps memory bounded even when a
-    file holds one enormous line.
-    """
-    while chunk := stream.readline(cap + 1):
-        if len(chunk) > cap and not chunk.endswith(b"\n"):
-            while chunk and not chunk.endswith(b"\n"):
-                chunk = stream.readline(cap + 1)
-            yield None
-        else:
-            yield chunk
-
-
-def _line_cap(classifier: Classifier) -> int:
-    """Bytes a valid line can need: text and context at 12 bytes a character (JSON
-    surrogate-pair escapes), plus room for the id, language and keys."""
-    return 2 * 12 * classifier.max_text_chars + 64 * 1024
-
-
-def _count_lines(path: Path) -> int:
-    """Lines in the file, for the progress bar's total, counted in 1 MiB blocks."""
-    count, last = 0, b"\n"
-    with path.open("rb") as stream:
-        for block in iter(partial(stream.read, 1 << 20), b""):
-            count += block.count(b"\n")
-            last = block[-1:]
-    return count + (last != b"\n")
-
-
-def _decode(name: str, number: int, raw: bytes) -> str:
-    """The line as text; a non-UTF-8 file is an error for the whole run, not one line."""
-    if number == 1:
-        raw = raw.removeprefix(codecs.BOM_UTF8)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{name}: line {number} is not valid UTF-8 (byte {exc.start + 1} of the line)"
-        ) from None
-
-
-_JSON_TYPES = {list: "an array", int: "a number", float: "a number", bool: "true/false"}
-
-
-def _request(
-    classifier: Classifier, line: str, language: str | None, context: str | None
-) -> _Request:
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise _LineError(f"invalid JSON: {exc}") from None
-    if isinstance(value, str):
-        value = {"text": value}
-    if not isinstance(value, dict):
-        kind = "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
-        raise _LineError(f"a line must be a JSON object with a text field or a string, not {kind}")
-    item_id = value.get("id")
-    if item_id is not None and (isinstance(item_id, bool) or not isinstance(item_id, str | int)):
-        raise _LineError("id must be a string or an integer")
-    text = value.get("text")
-    if text is None:
-        raise _LineError(f"text is required (1 to {classifier.max_text_chars} characters)", item_id)
-    line_context = value.get("context", context)
-    line_language = value.get("language") or language
-    try:
-        classifier.check_input(text, line_context, line_language)
-    except (TypeError, ValueError) as exc:
-        raise _LineError(str(exc), item_id) from None
-    # check_input has verified the types.
-    return _Request(
-        item_id, cast(str, text), cast(str | None, line_context), cast(str | None, line_language)
+    tally.foreign_script += _read_despite_script(classifier, item)
+    return json_bytes(
+        {"id": line if item.id is None else item.id, "line": line, **result.to_dict()}
     )
+
+
+def _error(line: int, item_id: str | None, problem: str) -> bytes:
+    return json_bytes({"id": line if item_id is None else item_id, "line": line, "error": problem})
+
+
+def _read_despite_script(classifier: Classifier, item: Sample) -> bool:
+    """Whether a text without a language was mostly in another script (the rationale's note)."""
+    return item.language is None and classifier.foreign_script(item.text) is not None

@@ -28,7 +28,15 @@ from rich.text import Text
 from engine import Classifier, build_classifier
 from engine.evaluation.benchmark import load_gate, run_gate
 from engine.evaluation.validation import Sample, ValidationRun
-from workbench.options import JsonFlag, settings_of
+from workbench.options import (
+    ContextCol,
+    IdCol,
+    JsonFlag,
+    LanguageCol,
+    TextCol,
+    column_option,
+    settings_of,
+)
 from workbench.output import (
     console,
     report_table,
@@ -41,6 +49,7 @@ from workbench.samples import (
     DEFAULT_NEGATIVE,
     DEFAULT_POSITIVE,
     Columns,
+    LabelledFormat,
     Labels,
     SampleFormat,
     SampleReader,
@@ -66,26 +75,21 @@ FileArgument = Annotated[
     ),
 ]
 FormatOption = Annotated[
-    SampleFormat | None,
+    LabelledFormat | None,
     typer.Option(
         "--format", show_default=False, help="Read FILE as this format whatever its extension."
     ),
 ]
 
 
-def _column(flag: str, help_text: str) -> Any:
-    return typer.Option(flag, metavar="NAME", show_default=False, help=help_text)
+_column = column_option
 
 
-TextCol = Annotated[str, _column("--text-col", "Column with the text (default text).")]
 LabelCol = Annotated[
     str, _column("--label-col", "Column with the label (default expected_harmful).")
 ]
 GroupCol = Annotated[
     str | None, _column("--group-col", "Column to break results down by (default group).")
-]
-LanguageCol = Annotated[
-    str | None, _column("--language-col", "Column with the language code (default language).")
 ]
 MechanismCol = Annotated[
     str | None,
@@ -94,7 +98,6 @@ MechanismCol = Annotated[
         "Column with the expected harm mechanism (default expected_mechanism).",
     ),
 ]
-IdCol = Annotated[str | None, _column("--id-col", "Column with a sample id (default id).")]
 PositiveOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -158,6 +161,7 @@ def custom(
     language_col: LanguageCol = None,
     mechanism_col: MechanismCol = None,
     id_col: IdCol = None,
+    context_col: ContextCol = None,
     default_language: DefaultLanguageOption = None,
     name: NameOption = None,
     as_json: JsonFlag = False,
@@ -168,14 +172,14 @@ def custom(
 
     A row whose label is neither a --positive nor a --negative value is classified and
     reported as "not scored" (its flag rate is shown), not counted as right or wrong.
-    Optional columns (group, language, expected_mechanism, id) are read when present; a
+    Optional columns (group, language, expected_mechanism, id, context) are read when present; a
     column named with an option must exist. A malformed row (bad JSON, a missing column,
     non-UTF-8 bytes, an empty or over-long text) stops the run, naming the file and line,
     because numbers from a partly-read file would mislead. Exit status: 0 done, 2 error.
     """
     if as_json and markdown:
         raise typer.BadParameter("give --json or --markdown, not both", param_hint="--markdown")
-    sample_format = detect_format(file, fmt)
+    sample_format = detect_format(file, None if fmt is None else SampleFormat(fmt.value))
     labels = Labels.of(positive or DEFAULT_POSITIVE, negative or DEFAULT_NEGATIVE)
     columns = Columns(
         text=text_col,
@@ -184,6 +188,7 @@ def custom(
         language=language_col,
         mechanism=mechanism_col,
         id=id_col,
+        context=context_col,
         default_language=default_language,
     )
     with file.open("rb"):  # a missing file fails before the slow classifier build

@@ -246,6 +246,10 @@ def verdict_facts(result: Classification) -> Text:
     line.append(result.identity_axis or "none")
     line.append(" · language ", style="dim")
     line.append(f"{result.language} ({result.language_confidence})")
+    detected = result.language_detected
+    if detected is not None:  # language "auto": what identification found
+        line.append(" · identified ", style="dim")
+        line.append(f"{detected.code} {detected.confidence:.2f}")
     return line
 
 

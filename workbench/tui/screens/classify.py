@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Input, Label, Select, TextArea
 
+from engine.languages import AUTO
 from workbench.tui.formatting import Palette, palette_from
 from workbench.tui.messages import ClassifyFailed, JobFailed, TextClassified, TextObserved
 from workbench.tui.screens.base import WorkbenchScreen
@@ -38,6 +39,7 @@ DEBOUNCE_SECONDS = 0.15
 """Quiet time after the last keystroke before classifying (each keystroke restarts it)."""
 
 LOADING = "Loading the taxonomy… the verdict appears here once it is ready."
+AUTO_LABEL = f"{AUTO} (identify)"
 EMPTY = "Type or paste a text above to see its verdict."
 
 
@@ -146,8 +148,8 @@ class ClassifyScreen(WorkbenchScreen):
         languages = engine.languages
         if self.language is None or self.language not in languages:
             self.language = self.language or languages[0]
-        options = [(code, code) for code in languages]
-        if self.language not in languages:
+        options = _language_options(languages)
+        if self.language not in languages and self.language != AUTO:
             options.append((self.language, self.language))
         select = self.query_one("#classify-language", Select)
         with self.prevent(Select.Changed):
@@ -282,8 +284,8 @@ class ClassifyScreen(WorkbenchScreen):
             return
         select = self.query_one("#classify-language", Select)
         languages = self.services.engine.languages
-        if code not in languages:
-            options = [(c, c) for c in languages] + [(code, code)]
+        if code not in languages and code != AUTO:
+            options = [*_language_options(languages), (code, code)]
             with self.prevent(Select.Changed):
                 select.set_options(options)
         with self.prevent(Select.Changed):
@@ -396,3 +398,8 @@ class ClassifyScreen(WorkbenchScreen):
         self.notify(
             f"Not recorded: {message.reason}", title="Observe", severity="error", timeout=15
         )
+
+
+def _language_options(languages: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
+    """The f6 list: each language the taxonomy has, then ``auto`` to identify the text's."""
+    return [*((code, code) for code in languages), (AUTO_LABEL, AUTO)]

@@ -68,9 +68,11 @@ def build_classifier(settings: Settings) -> Classifier:
     """A classifier configured from settings (taxonomy, text limit, amplifier)."""
     from engine.amplify import build_amplifier
     from engine.classifier import Classifier
-    from engine.rules.load import load_taxonomy
+    from engine.rules.cache import default_cache_dir, load_taxonomy_cached
 
-    taxonomy = load_taxonomy(settings.taxonomy_path)
+    # The validated taxonomy comes from the on-disk cache when its files are unchanged.
+    cache_dir = settings.cache_dir if settings.cache_dir is not None else default_cache_dir()
+    taxonomy = load_taxonomy_cached(settings.taxonomy_path, cache_dir)
     key = settings.text_analytics_key.get_secret_value() if settings.text_analytics_key else None
     amplifier = build_amplifier(
         settings.text_analytics_endpoint,

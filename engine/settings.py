@@ -52,6 +52,11 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("HARMWATCH_TAXONOMY"),
         description="Taxonomy file to load instead of the shipped taxonomy_v1.yaml.",
     )
+    cache_dir: Path | None = Field(
+        default=None,
+        validation_alias=AliasChoices("HARMWATCH_CACHE_DIR"),
+        description="Loaded-taxonomy cache (safe to delete); default the user cache directory.",
+    )
     max_text_chars: int = Field(
         default=20_000,
         ge=1,

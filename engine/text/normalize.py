@@ -353,20 +353,28 @@ def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:
     pos = 0
     while True:
         match = _SPACED.search(folded, pos)
+        if work.COUNTER is not None:  # the stdlib engine reads up to the end of the run
+            work.COUNTER.scanned((match.end(1) if match is not None else len(folded)) - pos)
         if match is None:
             break
-        start, end = match.span(1)
-        end = _case_consistent_end(original, offsets, start, end)
-        if end - start < 5:  # fewer than three letters left: leave it alone
-            pos = match.end(1)
-            continue
-        keep_chars.append(folded[cursor:start])
-        keep_offsets.extend(offsets[cursor:start])
-        for i in range(start, end, 2):
-            keep_chars.append(folded[i])
-            keep_offsets.append(offsets[i])
-        cursor = end
-        pos = end
+        start, run_end = match.span(1)
+        # Each case change cuts the run; the rest of the run is the next piece. It
+        # is cut here, in one pass over the run: searching again from each cut
+        # re-read the rest of the run each time (quadratic in the cuts).
+        while True:
+            end = _case_consistent_end(original, offsets, start, run_end)
+            if end - start < 5:  # fewer than three letters left: leave it alone
+                pos = run_end
+                break
+            keep_chars.append(folded[cursor:start])
+            keep_offsets.extend(offsets[cursor:start])
+            for i in range(start, end, 2):
+                keep_chars.append(folded[i])
+                keep_offsets.append(offsets[i])
+            cursor = pos = end
+            if run_end - (end + 1) < 5:  # the rest (after its separator) is too short
+                break
+            start = end + 1
     keep_chars.append(folded[cursor:])
     keep_offsets.extend(offsets[cursor:])
     return Normalized("".join(keep_chars), original, tuple(keep_offsets))

@@ -241,3 +241,36 @@ def test_covers_answers_as_the_scan(raw: list[tuple[int, int]], cue: tuple[int, 
         expected = any(a <= cue[0] and cue[1] <= b for a, b in spans if (a, b) != excluded)
         assert covers.covered(cue, excluded) == expected
     assert bisect.bisect_left([], 0) == 0
+
+
+def _join_spaced_by_searching(folded: str, original: str, offsets: list[int]) -> str:
+    """The spaced-letter join as it was: a new search from each case-change cut."""
+    from engine.text.normalize import _SPACED, _case_consistent_end
+
+    out, cursor, pos = [], 0, 0
+    while (match := _SPACED.search(folded, pos)) is not None:
+        start, end = match.span(1)
+        end = _case_consistent_end(original, offsets, start, end)
+        if end - start < 5:
+            pos = match.end(1)
+            continue
+        out.append(folded[cursor:start] + folded[start:end:2])
+        cursor = pos = end
+    return "".join(out) + folded[cursor:]
+
+
+_RUN = st.lists(st.sampled_from(list("aAbBxX1@é")), min_size=1, max_size=10)
+
+
+@given(st.lists(st.tuples(_RUN, st.sampled_from(list(" .-_*"))), min_size=1, max_size=5))
+def test_spaced_runs_are_cut_in_one_pass(runs: list[tuple[list[str], str]]) -> None:
+    """Spaced-out letters with case changes ("T h e m i g r a n t s"): cutting each
+    run in one pass joins exactly what searching again from every cut joined."""
+    from engine.text.normalize import _join_spaced
+
+    text = " ".join(separator.join(letters) for letters, separator in runs)
+    folded = text.lower()
+    offsets = list(range(len(text)))
+    assert _join_spaced(folded, text, offsets).text == _join_spaced_by_searching(
+        folded, text, offsets
+    )

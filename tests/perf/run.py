@@ -22,6 +22,7 @@ from typing import Any
 from tests.perf.adversarial_perf import adversarial_section
 from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
+from tests.perf.cli_start_perf import cli_start_section
 from tests.perf.classify_by_language_perf import classify_by_language_section
 from tests.perf.ingest_perf import ingest_section
 from tests.perf.language_perf import language_section
@@ -141,6 +142,7 @@ SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "classify_by_language": classify_by_language_section,
     "adversarial": adversarial_section,
     "startup": startup_section,
+    "cli_start": cli_start_section,
     "benchmark": benchmark_section,
     "language": language_section,
     "store": store_section,

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from store.trend import TrackingRules
 
 MAX_ITEMS = 1000  # items of one POST /tracking/ingest
-BATCH = 2000  # rows classified together (and held in memory) at a time
+BATCH = 5000  # rows classified together (and held in memory) at a time
 CHUNK = 1000  # records per transaction (of one source or several)
 
 

@@ -4,8 +4,8 @@ Target, recorded next to each measurement: >= 5,000 observations/s into SQLite
 and into PostgreSQL, end to end in one process: rows checked, classified with
 ``classify_many`` (280-character texts of tests/perf/corpus.py, the
 moderation-queue mix), appended per source in chunks (one transaction and
-one profile update per chunk), published times backfilled out of order for a
-tenth of the rows. Two figures each:
+one profile update per chunk), a tenth of the rows backfilled (published a year
+before their source's latest). Two figures each:
 
 - ``rows_per_s``: ``store.ingest`` over rows already read (what
   ``POST /tracking/ingest`` does with a body);
@@ -47,10 +47,11 @@ START = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def _records(texts: list[str]) -> list[dict[str, Any]]:
-    """Rows over SOURCES sources; every tenth published an hour before the one before it."""
+    """Rows over SOURCES sources, a minute apart; every tenth a backfill, published a year
+    earlier than the rows before it (so its source's profile replays the region it lands in)."""
     out = []
     for i in range(ROWS):
-        published = START + timedelta(minutes=i) - timedelta(hours=1 if i % 10 == 9 else 0)
+        published = START + timedelta(minutes=i) - timedelta(days=365 if i % 10 == 9 else 0)
         record: dict[str, Any] = {
             "source_id": f"feed:{i % SOURCES}",
             "text": texts[i % len(texts)],

@@ -31,6 +31,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -93,9 +94,24 @@ def _digest(files: list[Path]) -> str:
 
 
 def cache_entry(cache_dir: Path, root_path: Path) -> Path:
-    """Where the entry for one taxonomy file and this engine lives."""
-    key = hashlib.sha256(f"{root_path}\0{engine_fingerprint()}".encode()).hexdigest()[:32]
-    return cache_dir / f"{key}.pickle"
+    """Where the entry for one taxonomy file and this engine lives:
+    ``<hash of the root path>-<hash of the engine fingerprint>.pickle``."""
+    place = hashlib.sha256(str(root_path).encode()).hexdigest()[:16]
+    engine = hashlib.sha256(engine_fingerprint().encode()).hexdigest()[:16]
+    return cache_dir / f"{place}-{engine}.pickle"
+
+
+def _prune(entry: Path) -> None:
+    """Remove the entries other engines wrote for the same taxonomy file (they can never
+    be read again by this one) and temporaries left by a writer that died an hour ago."""
+    place = entry.name.split("-", 1)[0]
+    old = time.time() - 3600
+    for other in entry.parent.iterdir():
+        stale = other.name.startswith(f"{place}-") and other != entry
+        abandoned = other.name.startswith(".tmp-")
+        with contextlib.suppress(OSError):
+            if stale or (abandoned and other.stat().st_mtime < old):
+                other.unlink()
 
 
 def load_taxonomy_cached(path: Path | str | None, cache_dir: Path | None) -> LoadedTaxonomy:
@@ -173,4 +189,6 @@ def write_entry(entry: Path, loaded: LoadedTaxonomy) -> bool:
         with contextlib.suppress(OSError):
             Path(temporary).unlink()
         return False
+    with contextlib.suppress(OSError):
+        _prune(entry)
     return True

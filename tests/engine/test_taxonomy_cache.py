@@ -104,6 +104,9 @@ def test_an_entry_is_never_trusted_by_another_engine(
     monkeypatch.setattr(cache, "engine_fingerprint", lambda: "9.9.9-other")
     assert cache_entry(cache_dir, copy_root) != entry  # another version, another file
     assert read_entry(entry) is None  # and the old file, found anyway, is refused
+    # The new engine's first write removes the entry it can never read.
+    assert write_entry(cache_entry(cache_dir, copy_root), loaded)
+    assert sorted(p.name for p in os.scandir(cache_dir)) == [cache_entry(cache_dir, copy_root).name]
 
 
 @pytest.mark.parametrize(

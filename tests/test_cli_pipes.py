@@ -216,3 +216,14 @@ def test_benchmark_results_csv_and_tsv_parse(
     first = dict(zip(table[0], table[1], strict=True))
     assert int(first["total"]) == report["capabilities"][0]["total"]
     assert first["status"] == "ok"
+
+
+def test_track_verify_all_csv_lists_every_source_whole(db_url: str) -> None:
+    observe(db_url, (LONG_A, VERMIN), ("calm", CALM))
+    result = run(["track", "verify", "--all", "--csv"], db_url)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    table = rows(result.stdout, delimiter=",")
+    assert table[0] == ["source_id", "intact", "checked", "head_hash", "first_broken_seq", "reason"]
+    by_id = {row[0]: dict(zip(table[0], row, strict=True)) for row in table[1:]}
+    assert set(by_id) == {LONG_A, "calm"}
+    assert all(r["intact"] == "true" and len(r["head_hash"]) == 64 for r in by_id.values())

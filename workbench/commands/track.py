@@ -614,9 +614,11 @@ def verify(
     checkpoint_file: CheckpointOption = None,
     public_keys: PublicKeyOption = None,
     as_json: JsonFlag = False,
+    as_csv: CsvFlag = False,
+    as_tsv: TsvFlag = False,
 ) -> None:
     """Re-hash chains and report the first broken link. Exit status: 0 intact, 1 broken,
-    2 error.
+    2 error. --csv/--tsv (TSV is the default when piped) print one row per source.
 
     A stored chain must also end at its profile's head, and every profile field must be
     what the chain gives. With HARMWATCH_SIGNING_KEY or --public-key, every record must
@@ -624,6 +626,7 @@ def verify(
     attests. An exported file is checked against itself, the keys and the checkpoints
     given.
     """
+    fmt = listing_format(as_json=as_json, as_csv=as_csv, as_tsv=as_tsv)
     given = sum((source is not None, every, file is not None))
     if given != 1:
         raise ValueError("give exactly one of SOURCE, --all or --file")
@@ -667,7 +670,9 @@ def verify(
                 missing = by_source if checkpoints is not None else _archived(trust, session)
                 results += [_vanished(name, found) for name, found in sorted(missing.items())]
     broken = sum(not result.intact for result in results)
-    if as_json:
+    if fmt == "csv" or fmt == "tsv":
+        write_rows(fmt, VERIFY_COLUMNS, (_verify_row(result) for result in results))
+    elif fmt == "json":
         payload: Any = (
             results[0].to_dict()
             if not every
@@ -681,13 +686,27 @@ def verify(
         write_json(payload, typer.get_binary_stream("stdout"))
     else:
         console().print(_verify_table(results))
-        if keys is None and not as_json:
-            typer.echo(
-                "note: signatures were not checked (no HARMWATCH_SIGNING_KEY or --public-key)",
-                err=True,
-            )
+    if fmt != "json" and keys is None:
+        typer.echo(
+            "note: signatures were not checked (no HARMWATCH_SIGNING_KEY or --public-key)",
+            err=True,
+        )
     if broken:
         raise typer.Exit(EXIT_BROKEN)
+
+
+VERIFY_COLUMNS = ("source_id", "intact", "checked", "head_hash", "first_broken_seq", "reason")
+
+
+def _verify_row(result: VerifyResult) -> tuple[object, ...]:
+    return (
+        result.source_id,
+        result.intact,
+        result.checked,
+        result.head_hash,
+        result.first_broken_seq,
+        result.reason,
+    )
 
 
 def _public_keys(paths: Sequence[Path]) -> list[VerifyKey]:

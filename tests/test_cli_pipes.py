@@ -227,3 +227,20 @@ def test_track_verify_all_csv_lists_every_source_whole(db_url: str) -> None:
     by_id = {row[0]: dict(zip(table[0], row, strict=True)) for row in table[1:]}
     assert set(by_id) == {LONG_A, "calm"}
     assert all(r["intact"] == "true" and len(r["head_hash"]) == 64 for r in by_id.values())
+
+
+@pytest.mark.parametrize(("flag", "delimiter"), [("--csv", ","), ("--tsv", "\t")])
+def test_validate_failures_csv_and_tsv_parse(
+    monkeypatch: pytest.MonkeyPatch, classifier: Classifier, flag: str, delimiter: str
+) -> None:
+    monkeypatch.setattr("workbench.commands.validate.build_classifier", lambda _s: classifier)
+    samples = str(Path(__file__).parent / "data" / "validate" / "samples.jsonl")
+    args = ["validate", "custom", samples]
+    report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    result = CliRunner().invoke(app, [*args, flag])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    table = rows(result.stdout, delimiter=delimiter)
+    assert table[0][:2] == ["id", "text"]
+    assert [row[0] for row in table[1:]] == [f["id"] or "" for f in report["failures"]]
+    assert len(table) == 1 + len(report["failures"]) >= 2
+    assert all(len(row) == len(table[0]) for row in table)

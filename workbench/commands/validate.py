@@ -38,12 +38,16 @@ from workbench.options import (
     settings_of,
 )
 from workbench.output import (
+    CsvFlag,
+    TsvFlag,
     console,
+    listing_format,
     report_table,
     severity_label,
     severity_labels,
     visible,
     write_json,
+    write_rows,
 )
 from workbench.samples import (
     DEFAULT_NEGATIVE,
@@ -165,6 +169,8 @@ def custom(
     default_language: DefaultLanguageOption = None,
     name: NameOption = None,
     as_json: JsonFlag = False,
+    as_csv: CsvFlag = False,
+    as_tsv: TsvFlag = False,
     markdown: MarkdownFlag = False,
 ) -> None:
     """Classify every sample in FILE and report accuracy, precision, recall, F1 and the
@@ -176,9 +182,16 @@ def custom(
     column named with an option must exist. A malformed row (bad JSON, a missing column,
     non-UTF-8 bytes, an empty or over-long text) stops the run, naming the file and line,
     because numbers from a partly-read file would mislead. Exit status: 0 done, 2 error.
+    --csv/--tsv print the failures (up to 200), one row each, ids and texts whole.
     """
-    if as_json and markdown:
-        raise typer.BadParameter("give --json or --markdown, not both", param_hint="--markdown")
+    if markdown and (as_json or as_csv or as_tsv):
+        raise typer.BadParameter(
+            "give --json, --csv, --tsv or --markdown, not several", param_hint="--markdown"
+        )
+    # Piped without a flag, the report stays the human one (it is a report, not a
+    # listing, and --markdown exists for documents); --csv/--tsv list the failures.
+    flagged = as_json or as_csv or as_tsv
+    out = listing_format(as_json=as_json, as_csv=as_csv, as_tsv=as_tsv) if flagged else "table"
     sample_format = detect_format(file, None if fmt is None else SampleFormat(fmt.value))
     labels = Labels.of(positive or DEFAULT_POSITIVE, negative or DEFAULT_NEGATIVE)
     columns = Columns(
@@ -202,9 +215,13 @@ def custom(
         check=lambda text, language: classifier.check_input(text, None, language),
         max_text_chars=classifier.max_text_chars,
     )
-    report, tally = _run(classifier, reader, name or file.stem, show=not as_json)
+    report, tally = _run(classifier, reader, name or file.stem, show=out == "table")
     _warn_unused_labels(positive, negative, labels, tally)
-    if as_json:
+    if out == "csv" or out == "tsv":
+        write_rows(
+            out, FAILURE_COLUMNS, ([f[c] for c in FAILURE_COLUMNS] for f in report["failures"])
+        )
+    elif as_json:
         write_json(report, typer.get_binary_stream("stdout"))
     elif markdown:
         typer.echo(render_markdown(report), nl=False)
@@ -466,12 +483,25 @@ def _clip(text: str, limit: int) -> Text:
     return Text(shown if len(shown) <= limit else shown[: limit - 1] + "…")
 
 
+FAILURE_COLUMNS = (
+    "id",
+    "text",
+    "language",
+    "group",
+    "expected_harmful",
+    "expected_mechanism",
+    "got_harmful",
+    "got_mechanism",
+    "rationale",
+)
+
+
 def _failure_table(failures: Sequence[Mapping[str, Any]], count: int) -> Table:
     more = f" (first {len(failures)} of {count}; --json lists up to 200)"
     table = report_table("Failures" + (more if count > len(failures) else ""), expand=True)
     with_ids = any(failure["id"] is not None for failure in failures)
     if with_ids:
-        table.add_column("Id", no_wrap=True, max_width=12, overflow="ellipsis")
+        table.add_column("Id", overflow="fold")  # ids are folded, never cut
     # Every flexible column has a ratio, or Rich gives the verdicts their full width first.
     table.add_column("Text (group)", ratio=3, overflow="fold")
     table.add_column("Expected", ratio=2, min_width=11, overflow="fold")

@@ -412,8 +412,8 @@ def _observations_table(
     table.add_column("Seq", justify="right", no_wrap=True)
     table.add_column("Observed at", no_wrap=True)
     table.add_column("Severity", no_wrap=True)
-    table.add_column("Text", ratio=1, overflow="ellipsis", no_wrap=True)
-    table.add_column("Record hash", min_width=16, overflow="fold")
+    table.add_column("Text", ratio=2, min_width=12, overflow="ellipsis", no_wrap=True)
+    table.add_column("Record hash", ratio=1, min_width=16, overflow="fold")  # whole, folded
     for observation in observations:
         if observation.redacted is not None:
             shown = Text(_clip(redaction_label(observation.redacted)), "dim")

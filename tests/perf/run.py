@@ -22,8 +22,8 @@ from typing import Any
 from tests.perf.adversarial_perf import adversarial_section
 from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
-from tests.perf.cli_start_perf import cli_start_section
 from tests.perf.classify_by_language_perf import classify_by_language_section
+from tests.perf.cli_start_perf import cli_start_section
 from tests.perf.ingest_perf import ingest_section
 from tests.perf.language_perf import language_section
 from tests.perf.scale_perf import scale_section

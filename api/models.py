@@ -24,6 +24,14 @@ from store.ingest import MAX_ITEMS as MAX_INGEST_ITEMS
 from store.redaction import MAX_REASON_CHARS
 from store.tracking import MAX_LIMIT
 
+# Published, not enforced by the model: store.evidence applies the full rules (a time zone,
+# at most HARMWATCH_MAX_FUTURE_SKEW_S ahead; a host) and names the field and the limit.
+PUBLISHED_AT_SCHEMA: dict[str, Any] = {"format": "date-time"}
+URL_SCHEMA: dict[str, Any] = {
+    "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+",
+    "maxLength": MAX_URL_CHARS,
+}
+
 MAX_BATCH_ITEMS = 100
 MAX_SAMPLES = 5000
 MAX_LANGUAGE_CHARS = 64
@@ -143,12 +151,14 @@ class ObserveRequest(ClassifyRequest):
         "(default 300) in the future. Default: the observation time. The profile orders "
         "observations by it; an older one than the source's latest is placed by its time.",
         examples=["2026-01-02T03:04:05Z"],
+        json_schema_extra=PUBLISHED_AT_SCHEMA,
     )
     url: str | None = Field(
         default=None,
         description=f"Where it was published: an http(s) URL of at most {MAX_URL_CHARS} "
         "characters.",
         examples=["https://example.org/posts/123"],
+        json_schema_extra=URL_SCHEMA,
     )
     metadata: dict[str, Any] | None = Field(
         default=None,
@@ -459,6 +469,8 @@ class IngestItem(_Request):
 
     source_id: str = Field(examples=["acct:1"])
     text: str = Field(examples=[HARMFUL_TEXT])
+    # No published pattern or format here: a bad item is listed in the 200 answer's errors
+    # (SPEC section 6), not refused with the whole request as a schema violation would be.
     published_at: str | None = Field(default=None, examples=["2026-01-02T03:04:05Z"])
     url: str | None = Field(default=None, examples=["https://example.org/posts/123"])
     metadata: dict[str, Any] | None = Field(default=None)

@@ -196,7 +196,12 @@ class Store:
                     self._check_tables(conn)
                     return MigrationReport(before, head)
             if self.read_only is not None:
-                # Migrating would write: a read-only open reports the schema instead.
+                # Migrating would write: a read-only open reports the schema instead, and a
+                # schema newer than this harmwatch says so as a writable open would.
+                try:
+                    migrations.check_known(before)
+                except migrations.UnknownRevisionError as exc:
+                    raise StoreMisconfigured(self.url, str(exc)) from exc
                 at = f"revision {before}" if before is not None else "no harmwatch schema"
                 raise StoreMisconfigured(
                     self.url,

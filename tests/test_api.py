@@ -351,7 +351,10 @@ def test_wrong_methods_and_unknown_paths_answer_json(client: TestClient) -> None
     response = client.get("/classify/")
     assert response.status_code == 405
     assert response.json() == {"detail": "Method Not Allowed"}
-    assert client.delete("/tracking/a").status_code == 405
+    # DELETE /tracking/{source_id} is a route now (forget, SPEC section 6); PUT is not.
+    response = client.put("/tracking/a")
+    assert response.status_code == 405
+    assert response.json() == {"detail": "Method Not Allowed"}
     response = client.get("/nowhere")
     assert response.status_code == 404
     assert response.json() == {"detail": "Not Found"}
@@ -967,6 +970,18 @@ def test_the_schema_describes_every_route_of_the_contract(client: TestClient) ->
             "503",
         },
         ("/tracking/{source_id}/checkpoint", "get"): {"200", "404", "422", "500", "501", "503"},
+        ("/tracking/{source_id}/observations", "get"): {"200", "404", "422", "500", "503"},
+        ("/tracking/{source_id}/export", "get"): {"200", "404", "422", "500", "503"},
+        ("/tracking/{source_id}/redact/{seq}", "post"): {
+            "200",
+            "404",
+            "409",
+            "413",
+            "422",
+            "500",
+            "503",
+        },
+        ("/tracking/{source_id}", "delete"): {"200", "404", "422", "500", "503"},
         ("/benchmark/run", "post"): {"200", "413", "422", "500"},
         ("/validate/dehumanization", "post"): {"200", "413", "500"},
         ("/validate/custom", "post"): {"200", "413", "422", "500"},

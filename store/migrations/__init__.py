@@ -45,9 +45,9 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-def upgrade(connection: Connection) -> None:
-    """Apply every missing revision on ``connection``, inside the caller's transaction."""
-    current = current_revision(connection)
+def check_known(current: str | None) -> None:
+    """UnknownRevisionError when a newer harmwatch wrote the schema: no migration of ours
+    can bring it back, so the message says to upgrade harmwatch, not the database."""
     script = ScriptDirectory.from_config(config())
     if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:
         head = script.get_current_head()
@@ -55,6 +55,11 @@ def upgrade(connection: Connection) -> None:
             f"the database is at schema revision {current!r}, which this harmwatch does not "
             f"know (its newest is {head!r}); upgrade harmwatch"
         )
+
+
+def upgrade(connection: Connection) -> None:
+    """Apply every missing revision on ``connection``, inside the caller's transaction."""
+    check_known(current_revision(connection))
     try:
         command.upgrade(config(connection), "head")
     except CommandError as exc:

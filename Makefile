@@ -26,8 +26,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two worker processes (pytest-xdist), one file per worker at a time so module-scoped servers
+# start once: the suite's end-to-end tests spend most of their time waiting on subprocesses.
+PYTEST_WORKERS ?= 2
 unit: $(STAMP) browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # Headless Chromium (Debian package) for tests/test_api_browser.py, installed when running as
 # root with apt-get; without it that test skips with the reason (and fails under CI=true).

@@ -943,6 +943,43 @@ def _old_escalation(locked: _Locked) -> tuple[str, int] | None:
     return locked.escalation_at, locked.escalation_seq
 
 
+def _assembled(
+    source_id: str,
+    locked: _Locked,
+    written: list[Observation],
+    rules: TrackingRules,
+    *,
+    severities: list[int],
+    current: tuple[int, str],
+    trend: str,
+    risk: str,
+    first: str,
+    last: str,
+    escalation: tuple[str, int] | None,
+) -> tuple[SourceProfile, dict[str, Any]]:
+    """The profile and its row parameters once a replay (forward or backfilled) has settled
+    the window, the latest record and the last escalation: one place builds both."""
+    profile = SourceProfile(
+        source_id=source_id,
+        observation_count=written[-1].seq,
+        current_severity=current[0],
+        current_severity_label=current[1],
+        rolling_average_severity=rolling_average(severities),
+        window=rules.window,
+        trend=trend,
+        risk_level=risk,
+        first_observed_at=first,
+        last_observed_at=last,
+        head_hash=written[-1].record_hash,
+        peak_severity=max(locked.peak, *(each.severity for each in written)),
+        severity_counts=severity_counts(severities, rules.risk_by_severity),
+        last_escalation_at=escalation[0] if escalation else None,
+    )
+    return profile, _profile_params(
+        source_id, profile, rules, severities, escalation[1] if escalation else None
+    )
+
+
 def _forward_profile(
     conn: Connection,
     source_id: str,
@@ -964,24 +1001,18 @@ def _forward_profile(
     trend = rules.trend(severities)
     risk = rules.risk(latest.severity, trend)
     escalation = replay.escalation
-    profile = SourceProfile(
-        source_id=source_id,
-        observation_count=written[-1].seq,
-        current_severity=latest.severity,
-        current_severity_label=rules.label(latest.harm_mechanism, latest.severity),
-        rolling_average_severity=rolling_average(severities),
-        window=window,
+    return _assembled(
+        source_id,
+        locked,
+        written,
+        rules,
+        severities=severities,
+        current=(latest.severity, rules.label(latest.harm_mechanism, latest.severity)),
         trend=trend,
-        risk_level=risk,
-        first_observed_at=locked.first if locked.total else ordered[0].published_at,
-        last_observed_at=latest.published_at,
-        head_hash=written[-1].record_hash,
-        peak_severity=max(locked.peak, *(each.severity for each in written)),
-        severity_counts=severity_counts(severities, rules.risk_by_severity),
-        last_escalation_at=escalation[0] if escalation else None,
-    )
-    return profile, _profile_params(
-        source_id, profile, rules, severities, escalation[1] if escalation else None
+        risk=risk,
+        first=locked.first if locked.total else ordered[0].published_at,
+        last=latest.published_at,
+        escalation=escalation,
     )
 
 
@@ -1045,24 +1076,18 @@ def _backfilled_profile(
         severities = [int(value) for value in locked.recent.split(",")] if locked.recent else []
         current, trend, risk, label = locked.current, locked.trend, locked.risk, locked.label
         last = locked.last
-    profile = SourceProfile(
-        source_id=source_id,
-        observation_count=written[-1].seq,
-        current_severity=current,
-        current_severity_label=label,
-        rolling_average_severity=rolling_average(severities),
-        window=window,
+    return _assembled(
+        source_id,
+        locked,
+        written,
+        rules,
+        severities=severities,
+        current=(current, label),
         trend=trend,
-        risk_level=risk,
-        first_observed_at=min(locked.first, low[0]),
-        last_observed_at=last,
-        head_hash=written[-1].record_hash,
-        peak_severity=max(locked.peak, *(each.severity for each in written)),
-        severity_counts=severity_counts(severities, rules.risk_by_severity),
-        last_escalation_at=escalation[0] if escalation else None,
-    )
-    return profile, _profile_params(
-        source_id, profile, rules, severities, escalation[1] if escalation else None
+        risk=risk,
+        first=min(locked.first, low[0]),
+        last=last,
+        escalation=escalation,
     )
 
 

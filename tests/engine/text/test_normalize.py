@@ -13,7 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.rules.compiler import GROUP_MARK, MODIFIER_MARK
-from engine.text.normalize import Normalized, fold_char, fold_literal, normalize
+from engine.text.normalize import (
+    _PLAIN_BLOCKS,
+    _REPEAT,
+    Normalized,
+    _has_spaced,
+    _needs_runs,
+    fold_char,
+    fold_literal,
+    normalize,
+)
 
 # text, expected normalized text, expected offsets (None = identity map)
 FOLDS: list[tuple[str, str, str, tuple[int, ...] | None]] = [
@@ -231,3 +240,24 @@ def test_no_input_forges_a_group_mark(text: str) -> None:
     result = normalize(text)
     assert GROUP_MARK not in result.text
     assert MODIFIER_MARK not in result.text
+
+
+def _runs_exact(folded: str) -> bool:
+    return _has_spaced(folded) or _REPEAT.search(folded) is not None
+
+
+def test_runs_filter_finds_every_tripled_letter_of_the_listed_blocks() -> None:
+    """The one-pass filter lists the letters ``_REPEAT`` counts: where the exact test
+    says a run is there, the filter must match too (else a run goes uncollapsed)."""
+    for low, high in ((0x00, 0x7F), *_PLAIN_BLOCKS, (0x3040, 0x30FF), (0x1F600, 0x1F60F)):
+        for code in range(low, high + 1):
+            for text in (chr(code) * 3, f"ab {chr(code) * 4} cd", f"{chr(code) * 2} x"):
+                folded = text.lower()
+                if _runs_exact(folded):
+                    assert _needs_runs(folded, folded.encode("utf-8", "surrogatepass")), text
+
+
+@given(st.text(alphabet=st.sampled_from("aé ы.лحة-ẹ\u00e0\u4e00*_ 2"), max_size=40))
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_runs_filter_agrees_with_the_exact_test(text: str) -> None:
+    assert _needs_runs(text, text.encode("utf-8", "surrogatepass")) == _runs_exact(text)

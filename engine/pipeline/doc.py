@@ -181,7 +181,7 @@ class Doc:
     # -- mentions --------------------------------------------------------------
     def skeleton(self) -> tuple[Skeleton, Subject]:
         if self._skeleton is None:
-            glued, plain = self.lang.mentions.find_glued_and_plain(self.subject)
+            glued, plain = self.lang.mentions.find_glued_and_plain(self.subject, self.hits)
             if plain is not None and self._mentions is None:
                 self._mentions = plain
             skeleton = Skeleton.build(self.text, glued)
@@ -190,7 +190,7 @@ class Doc:
 
     def mentions(self) -> list[Mention]:
         if self._mentions is None:
-            self._mentions = self.lang.mentions.find(self.subject)
+            self._mentions = self.lang.mentions.find(self.subject, hits=self.hits)
         return self._mentions
 
     def targets(self) -> list[Mention]:

@@ -16,8 +16,9 @@ from engine.pipeline.coded import CodedInfo
 from engine.pipeline.cues import CueBook, CueFinder, CuePresence, bounded
 from engine.pipeline.match import PatternInfo
 from engine.pipeline.mentions import AnchorInfo, MentionFinder
-from engine.pipeline.scan import Scanner
+from engine.pipeline.scan import ScriptScanner
 from engine.pipeline.suppress import SUPPRESSORS, Suppressor
+from engine.rules.cache import CompileMemo
 from engine.rules.compiler import NOT_WORD, PatternCompiler, SlotSource
 from engine.rules.load import LoadedTaxonomy
 from engine.rules.models import CodedGate
@@ -47,6 +48,10 @@ class LanguagePipeline:
         self._spelt: LanguagePipeline | None = None
         self._spelt_lock = threading.Lock()
         self.widened = spelt
+        # The sources this language expands to, from an earlier process when the
+        # taxonomy cache holds them: then only RE2 automata are built here.
+        memo = CompileMemo(taxonomy, code, spelt=spelt)
+        self._memo = memo.values
         compiler = PatternCompiler(
             lexicon=pack.lexicon,
             obfuscation=widened(root.obfuscation, self.arabizi if spelt else None),
@@ -55,6 +60,7 @@ class LanguagePipeline:
             typo_exclude=pack.typo_exclude,
             words=taxonomy.words(code),
             frames={str(kind): frame for kind, frame in pack.frames.items()},
+            memo=memo.values,
         )
         try:
             self._build(taxonomy, code, compiler, where)
@@ -62,6 +68,15 @@ class LanguagePipeline:
             raise TaxonomyError(str(exc)) from None
         except re2x.RegexError as exc:
             raise TaxonomyError(f"{where}: regex does not compile: {exc}") from None
+        memo.save()
+
+    def _min_length(self, part: str) -> int:
+        """``min_length`` of a dispatch part, remembered with the compiled sources."""
+        key = ("min_length", part)
+        found: int | None = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = min_length(part)
+        return found
 
     def _build(
         self, taxonomy: LoadedTaxonomy, code: str, compiler: PatternCompiler, where: str
@@ -100,14 +115,18 @@ class LanguagePipeline:
                 finder_parts.append(mods)
                 finder_groups.append((info, "modifier"))
                 set_entries.append(f"(?:^|{NOT_WORD}){mods}")
+        # Scan anchor entry -> finder part (the entries so far pair up with the parts).
+        anchor_parts = list(range(len(set_entries)))
         if leads:
             # One presence entry for a group word run into a lead: a lead before each
             # anchor's entry would copy the lead thirty times into the Set.
             set_entries.append(f"(?:^|{NOT_WORD})(?:{leads})(?:{'|'.join(finder_parts)})")
+            anchor_parts.append(-1)  # any group word may follow the lead
         # Coded terms (English lexicon only): those that name a group anchor too.
         # Ambiguous forms are a second finder part and scan entry, behind their gate.
         self.coded: list[CodedInfo] = []
         coded_entries: list[str] = []
+        coded_parts: list[int] = []  # scan coded entry -> finder part, or -1
         if code == "en":
             gates = taxonomy.dogwhistles.gates
             for entry in taxonomy.dogwhistles.entries:
@@ -117,7 +136,8 @@ class LanguagePipeline:
                     if not forms:
                         continue
                     body = compiler.terms(forms, typo=False, where=f"dogwhistle {entry.id}")
-                    coded_regex = re2x.Regex(bounded(body))
+                    # ``bounded`` makes ``m`` the first group (the body has none).
+                    coded_regex = re2x.LazyRegex(bounded(body), {"m": 1})
                     self.coded.append(
                         CodedInfo(
                             entry=entry,
@@ -130,6 +150,7 @@ class LanguagePipeline:
                         )
                     )
                     coded_entries.append(bounded(body))
+                    coded_parts.append(-1)
                     if entry.names_group and entry.identity_axis is not None:
                         anchor_id = f"coded.{entry.id}" + ("" if form_gate is None else ".gated")
                         info = AnchorInfo(
@@ -140,9 +161,16 @@ class LanguagePipeline:
                         )
                         if form_gate is not None:
                             self.coded_gates[anchor_id] = form_gate
+                        coded_parts[-1] = len(finder_parts)
                         finder_parts.append(body)
                         finder_groups.append((info, "coded"))
-        self.mentions = MentionFinder(finder_parts, finder_groups, leads)
+        self.mentions = MentionFinder(
+            finder_parts,
+            finder_groups,
+            leads,
+            anchor_parts=anchor_parts,
+            coded_parts=coded_parts,
+        )
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
         glued = compiler.macro("GLUE_DET", where) if "GLUE_DET" in pack.lexicon else None
@@ -180,9 +208,9 @@ class LanguagePipeline:
                 # key such as "should" or a lexicon word), each a DFA pass over the
                 # text. Shorter parts (a copula, "be") would make the scan report
                 # dozens of hits per text for little filtering.
-                ranked = sorted(compiled.components, key=min_length, reverse=True)
+                ranked = sorted(compiled.components, key=self._min_length, reverse=True)
                 parts = ranked[:1] + [
-                    part for part in ranked[1:2] if min_length(part) >= SECOND_PART_MIN_CHARS
+                    part for part in ranked[1:2] if self._min_length(part) >= SECOND_PART_MIN_CHARS
                 ] or [compiled.dispatch]
                 ids: list[int] = []
                 for part in parts:
@@ -190,10 +218,10 @@ class LanguagePipeline:
                         entry_index[part] = len(entries)
                         entries.append(part)
                     ids.append(entry_index[part])
-                key = max(ids, key=lambda i: min_length(entries[i]))
+                key = max(ids, key=lambda i: self._min_length(entries[i]))
                 others = [i for i in ids if i != key]
                 by_key.setdefault(key, []).append((pattern_index, others[0] if others else -1))
-        self.scanner = Scanner(
+        self.scanner = ScriptScanner(
             entries, anchor_count=len(set_entries), coded_entries=coded_entries, by_key=by_key
         )
         self.vocabulary = PackVocabulary(

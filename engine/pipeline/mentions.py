@@ -18,15 +18,20 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine.rules.compiler import GROUP_MARK, MODIFIER_MARK, NEVER, NOT_WORD
 from engine.rules.models import Dogwhistle
+from engine.rules.regex_syntax import ascii_only
 from engine.text import re2x, work
 from engine.text.re2x import UNANCHORED
 from engine.text.subject import Subject
+
+if TYPE_CHECKING:
+    from engine.pipeline.scan import ScanHits
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,10 @@ def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
     """
     piece = subject.data[b_start:b_end]
     return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
+
+
+def _same(source: str) -> str:
+    return source
 
 
 def _char_at(padded: bytes, end: int) -> str:
@@ -108,42 +117,123 @@ def _word_follows(padded: bytes, end: int) -> bool:
     return _char_at(padded, end).isalnum()
 
 
+class _Finders(NamedTuple):
+    """The finders for some of a language's group words, in one spelling (ASCII or not)."""
+
+    plain: re2x.Regex
+    glued: re2x.Regex
+    identify: re2x.SetMatch
+    lead: re2x.SetMatch | None
+    parts: tuple[int, ...]  # finder group of each identify index
+
+
+# Subsets compiled before a process switches to the finder of every group word:
+# a command-line call compiles only what its text names, a server (whose texts
+# name every group sooner or later) soon compiles the whole finder once.
+_SUBSETS_MAX = 8
+
+
 class MentionFinder:
-    """Finds the group mentions of one language; shared by threads."""
+    """Finds the group mentions of one language; shared by threads.
+
+    The finders are compiled lazily, for the group words a text can hold (the
+    scan says which anchors are present) and in the spelling its bytes need:
+    ``regex_syntax.ascii_only`` for an ASCII text. Both choices give the same
+    mentions as the finder of every word: an anchor absent from the scan cannot
+    match, and on ASCII bytes the two spellings are the same expression.
+    """
 
     def __init__(
         self,
         parts: Sequence[str],
         groups: Sequence[tuple[AnchorInfo, str]],
         leads: str | None = None,
+        *,
+        anchor_parts: Sequence[int] = (),
+        coded_parts: Sequence[int] = (),
     ) -> None:
+        self._parts = tuple(parts)
+        self._leads = leads
+        # Scan anchor entry -> finder group (-1: the lead entry, any group may follow).
+        self._anchor_parts = tuple(anchor_parts)
+        # Scan coded entry -> finder group (-1: a coded term that names no group).
+        self._coded_parts = tuple(coded_parts)
+        # A coded term run into the next word has no scan hit (its entry is bounded),
+        # so glued finders always carry every coded group word.
+        self._all_coded = tuple(sorted(p for p in coded_parts if p >= 0))
+        self._made: dict[tuple[tuple[int, ...] | None, bool], _Finders] = {}
+        self._made_lock = threading.Lock()
+        self._subsets = 0
+        self._identified: dict[bytes, int] = {}
+        self._finder_groups = list(groups)
+
+    def _present(self, hits: ScanHits | None, glued: bool) -> tuple[int, ...] | None:
+        """The finder groups a text can hold, or None for all of them."""
+        if hits is None or self._subsets >= _SUBSETS_MAX:
+            return None
+        anchor_parts, coded_parts = self._anchor_parts, self._coded_parts
+        present = set(self._all_coded) if glued else set()
+        for entry in hits.anchors:
+            part = anchor_parts[entry]
+            if part < 0:
+                return None
+            present.add(part)
+        for entry in hits.coded:
+            part = coded_parts[entry]
+            if part >= 0:
+                present.add(part)
+        return tuple(sorted(present))
+
+    def _finders(self, subject: Subject, hits: ScanHits | None, glued: bool) -> _Finders:
+        key = (self._present(hits, glued), subject.data.isascii())
+        made = self._made.get(key)
+        if made is None:
+            with self._made_lock:
+                made = self._made.get(key)
+                if made is None:
+                    made = self._made[key] = self._compile(*key)
+                    if key[0] is not None:
+                        self._subsets += 1
+        return made
+
+    def _compile(self, subset: tuple[int, ...] | None, ascii: bool) -> _Finders:
+        chosen = tuple(range(len(self._parts))) if subset is None else subset
+        spell = ascii_only if ascii else _same
+        parts = [spell(self._parts[i]) for i in chosen]
+        leads = spell(self._leads) if self._leads else None
         alternatives = "|".join(parts) or NEVER
         # A pack's GLUE_LEAD words may run into a group word that follows them
         # ("cesmusulmans", "verminejuive"): the mention starts after the lead.
         lead = f"(?:{leads})?" if leads else ""
+        not_word = spell(NOT_WORD)
         # The finders are the largest expressions of a language (every inflected
         # group word): with the default budget RE2's DFA cache thrashes on them and
         # a Russian text took a hundred times longer. The budget is an upper bound;
         # the DFA grows only with the states a language's texts reach.
         longest = re2x.options(re2x.SET_MAX_MEM, longest=True, never_capture=True)
-        self._finder = re2x.Regex(f"{NOT_WORD}{lead}(?:{alternatives}){NOT_WORD}", longest)
-        # Without the trailing boundary: also finds a group word run into the
-        # next word ("muslimvermin"), to mark the skeleton for full patterns.
-        self._glued = re2x.Regex(f"{NOT_WORD}{lead}(?:{alternatives})", longest)
-        self._identify_match = re2x.full_match_set(parts or [NEVER])
-        self._lead = re2x.full_match_set([leads]) if leads else None
-        self._identified: dict[bytes, int] = {}
-        self._finder_groups = list(groups)
+        return _Finders(
+            plain=re2x.Regex(f"{not_word}{lead}(?:{alternatives}){not_word}", longest),
+            # Without the trailing boundary: also finds a group word run into the
+            # next word ("muslimvermin"), to mark the skeleton for full patterns.
+            glued=re2x.Regex(f"{not_word}{lead}(?:{alternatives})", longest),
+            identify=re2x.full_match_set(parts or [NEVER]),
+            lead=re2x.full_match_set([leads]) if leads else None,
+            parts=chosen,
+        )
 
-    def find(self, subject: Subject, *, glued: bool = False) -> list[Mention]:
+    def find(
+        self, subject: Subject, *, glued: bool = False, hits: ScanHits | None = None
+    ) -> list[Mention]:
         """Every group mention in the text, in order, without overlaps.
 
         ``glued`` also finds group words run into the following word; those are
         used to mark the skeleton, never to report a target on their own.
         """
-        return self._find_mentions(subject, glued)[0]
+        return self._find_mentions(subject, glued, hits)[0]
 
-    def find_glued_and_plain(self, subject: Subject) -> tuple[list[Mention], list[Mention] | None]:
+    def find_glued_and_plain(
+        self, subject: Subject, hits: ScanHits | None = None
+    ) -> tuple[list[Mention], list[Mention] | None]:
         """The glued mentions, and the plain ones when they are the same list (else None).
 
         When every match of the glued finder ends before a boundary, the plain
@@ -152,16 +242,16 @@ class MentionFinder:
         it cannot start earlier, and the longest glued match already ends at a
         boundary, so it cannot be longer. One pass over the text then serves both.
         """
-        return self._find_mentions(subject, True)
+        return self._find_mentions(subject, True, hits)
 
     def _find_mentions(
-        self, subject: Subject, glued: bool
+        self, subject: Subject, glued: bool, hits: ScanHits | None
     ) -> tuple[list[Mention], list[Mention] | None]:
-        finder = self._finder.match if not glued else self._glued.match
+        finders = self._finders(subject, hits, glued)
+        finder = finders.plain.match if not glued else finders.glued.match
         trail = 0 if glued else 1
         data = b" " + subject.data + b" "
         groups = self._finder_groups
-        identify = self._identify
         out: list[Mention] = []
         bounded = True
         position = 0
@@ -182,10 +272,10 @@ class MentionFinder:
             # long: "؟", "«").
             stop = _last_char_start(data, end) if trail else end
             b_start, b_end = start + _width(data[start]) - 1, stop - 1
-            group = identify(subject.data[b_start:b_end])
+            group = self._identify(finders, subject.data[b_start:b_end])
             led = False
-            if group < 0 and self._lead is not None:
-                b_start, group = self._after_lead(subject.data, b_start, b_end)
+            if group < 0 and finders.lead is not None:
+                b_start, group = self._after_lead(finders, subject.data, b_start, b_end)
                 led = group >= 0
             if glued and not _boundary_at(data, end):
                 if led:  # run into words on both sides: too loose to be a name
@@ -205,24 +295,29 @@ class MentionFinder:
             position = stop if stop > position else position + 1
         return out, (out if glued and bounded else None)
 
-    def _after_lead(self, data: bytes, b_start: int, b_end: int) -> tuple[int, int]:
+    def _after_lead(
+        self, finders: _Finders, data: bytes, b_start: int, b_end: int
+    ) -> tuple[int, int]:
         """Where a group word run into a leading GLUE_LEAD word starts, and its group.
 
         Only reached when the found piece is not a group word by itself, which is
         rare; the piece is a few dozen bytes, so trying each split is cheap. The
         shortest lead that leaves a whole group word wins.
         """
-        assert self._lead is not None
+        assert finders.lead is not None
         for split in range(b_start + 1, b_end):
-            if self._lead(data[b_start:split]):
-                group = self._identify(data[split:b_end])
+            if finders.lead(data[b_start:split]):
+                group = self._identify(finders, data[split:b_end])
                 if group >= 0:
                     return split, group
         return b_start, -1
 
-    def _identify(self, piece: bytes) -> int:
+    def _identify(self, finders: _Finders, piece: bytes) -> int:
         """Which anchor and kind a found mention is: the first finder group it fully
         matches, or -1.
+
+        A subset's answer is the whole finder's: a group word that fully matches a
+        piece of the text is present in the scan, so it is in the subset.
 
         Remembered per spelling: the same few group names recur in text after text,
         and a dictionary lookup costs a tenth of a Set match. The memory is bounded
@@ -234,8 +329,8 @@ class MentionFinder:
             return known
         if work.COUNTER is not None:
             work.COUNTER.regex(len(piece))
-        kinds = self._identify_match(piece)
-        group = min(kinds) if kinds else -1
+        kinds = finders.identify(piece)
+        group = finders.parts[min(kinds)] if kinds else -1
         if len(self._identified) >= _IDENTIFIED_MAX:
             self._identified = {}
         self._identified[piece] = group

@@ -10,10 +10,12 @@ taxonomy.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.pipeline.doc import Doc
+from engine.rules.regex_syntax import ascii_only
 from engine.text import re2x, work
 from engine.text.normalize import ASCII_FOLD_SHAPE, Normalized, lower_ascii, normalize
 from engine.text.subject import Subject
@@ -105,8 +107,64 @@ class Scanner:
         return ScanHits(anchors, patterns, coded)
 
 
+class ScriptScanner:
+    """The scan of one language, its Set compiled at the first text that needs it:
+    in ``ascii_only`` spelling for an all-ASCII text, in full for any other.
+
+    The word boundaries around anchors and coded terms are Unicode classes whose
+    automata made up most of the Set's compile time; on ASCII bytes their ASCII
+    spelling is the same expression, so an English command-line call never pays
+    for them, and a server pays once per spelling its texts need.
+    """
+
+    def __init__(
+        self,
+        entries: Sequence[str],
+        *,
+        anchor_count: int,
+        coded_entries: Sequence[str],
+        by_key: dict[int, list[tuple[int, int]]],
+    ) -> None:
+        self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
+        self._coded_entries = tuple(coded_entries)
+        self._anchor_count = anchor_count
+        self._by_key = by_key
+        self._ascii: Scanner | None = None
+        self._unicode: Scanner | None = None
+        self._lock = threading.Lock()
+
+    def _build(self, ascii: bool) -> Scanner:
+        with self._lock:
+            built = self._ascii if ascii else self._unicode
+            if built is None:
+                spell = ascii_only if ascii else str
+                built = Scanner(
+                    [spell(entry) for entry in self.entries],
+                    anchor_count=self._anchor_count,
+                    coded_entries=[spell(entry) for entry in self._coded_entries],
+                    by_key=self._by_key,
+                )
+                if ascii:
+                    self._ascii = built
+                else:
+                    self._unicode = built
+        return built
+
+    @property
+    def set_entries(self) -> tuple[str, ...]:
+        """Every entry of the full Set, in order (diagnostics and tests/perf's bare scan)."""
+        return (self._unicode or self._build(False)).set_entries
+
+    def scan(self, data: bytes, *, need_target: bool = True, lowered: bool = False) -> ScanHits:
+        """``Scanner.scan`` with the Set the bytes need."""
+        scanner = self._ascii if data.isascii() else self._unicode
+        if scanner is None:
+            scanner = self._build(data.isascii())
+        return scanner.scan(data, need_target=need_target, lowered=lowered)
+
+
 def normalize_and_scan(
-    scanner: Scanner, text: str, *, need_target: bool
+    scanner: Scanner | ScriptScanner, text: str, *, need_target: bool
 ) -> tuple[Normalized, bytes, ScanHits]:
     """The normalized text, its bytes and its scan, in one Set pass for nearly every text.
 

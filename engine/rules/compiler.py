@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine.errors import PatternError
 from engine.rules.models import MACRO_NAME, LexiconEntry, Obfuscation
@@ -142,8 +143,13 @@ class PatternCompiler:
         typo_exclude: Iterable[str] = (),
         words: WordBook | None = None,
         frames: Mapping[str, LexiconEntry] | None = None,
+        memo: dict[tuple[object, ...], Any] | None = None,
     ) -> None:
         self._typo = TypoVariants(obfuscation, typo_exclude)
+        # Compiled sources from an earlier process for the same taxonomy and engine
+        # (engine.rules.cache.CompileMemo): expanding a language's patterns takes
+        # longer than compiling their RE2 automata, and its result never changes.
+        self._memo: dict[tuple[object, ...], Any] = memo if memo is not None else {}
         self._lexicon = lexicon
         self._words = words
         self._frames = frames or {}
@@ -170,7 +176,12 @@ class PatternCompiler:
     # -- terms -----------------------------------------------------------------
     def terms(self, terms: Iterable[str], *, typo: bool, where: str) -> str:
         """Compile a list of alternatives (lexicon entry or anchor terms)."""
-        return self.term_groups([(term, typo) for term in terms], where=where)
+        listed = tuple(terms)
+        key = ("terms", listed, typo)
+        found: str | None = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self.term_groups([(t, typo) for t in listed], where=where)
+        return found
 
     def term_groups(self, items: Iterable[tuple[str, bool]], *, where: str) -> str:
         """Compile (term, typo) pairs into one alternation.
@@ -290,6 +301,13 @@ class PatternCompiler:
     # -- patterns --------------------------------------------------------------
     def compile(self, source: str, where: str) -> CompiledPattern:
         """Compile one row pattern into its full and dispatch forms."""
+        key = ("compile", source)
+        found: CompiledPattern | None = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._compile(source, where)
+        return found
+
+    def _compile(self, source: str, where: str) -> CompiledPattern:
         slots = [m for m in re.findall(r"\{(T|TM)\}", source)]
         if len(slots) != 1:
             raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}} slot")

@@ -70,6 +70,35 @@ class Regex:
         return self.match(UNANCHORED, data, 0, len(data))[0][0] >= 0
 
 
+class LazyRegex(Regex):
+    """A ``Regex`` compiled at its first match.
+
+    A language holds dozens of expressions that most processes never run (a coded
+    term's own finder runs only when the scan saw the term); a command-line call
+    would spend most of its start compiling them. ``groupindex`` must be given: it
+    is read before anything is compiled, and checked when the expression is.
+    """
+
+    __slots__ = ("_opts",)
+
+    def __init__(
+        self, source: str, groupindex: dict[str, int], opts: re2.Options | None = None
+    ) -> None:
+        self.pattern = source
+        self.groupindex = groupindex
+        self._opts = opts
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached while the ``match`` slot is empty: compile, then it is set.
+        if name != "match":
+            raise AttributeError(name)
+        compiled = re2.compile(self.pattern, self._opts if self._opts is not None else options())
+        if dict(compiled.groupindex) != self.groupindex:
+            raise RegexError(f"groups {dict(compiled.groupindex)} != {self.groupindex}")
+        self.match = compiled._regexp.Match
+        return self.match
+
+
 def program(source: str) -> Regex:
     """A capture-free expression with the library's default memory budget, for filters."""
     opts = re2.Options()

@@ -9,13 +9,13 @@ before anything is classified.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from engine.errors import PatternError, TaxonomyError
@@ -35,28 +35,34 @@ __all__ = ["DEFAULT_TAXONOMY", "LoadedTaxonomy", "TaxonomyError", "load_taxonomy
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _MACRO_REF = re.compile(r"\{(?:F:)?([A-Z][A-Z0-9_]*)(?:<=\d+)?\}")
-_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _UniqueKeyLoader(_BASE_LOADER):  # type: ignore[misc]
+@functools.cache
+def _loader() -> Any:
     """libyaml's C parser when the wheel has it (the taxonomy is read at every
-    start), refusing duplicate keys: YAML would silently keep the last one, so a
-    row id repeated under ``patterns:`` would drop patterns without a word."""
+    start without a cache), refusing duplicate keys: YAML would silently keep the
+    last one, so a row id repeated under ``patterns:`` would drop patterns without
+    a word. Built at the first read: a start from the taxonomy cache never
+    imports yaml."""
+    import yaml
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        return mapping
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+    class UniqueKeyLoader(base):  # type: ignore[misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark
+                    )
+                seen.add(key)
+            mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+            return mapping
 
-_LOADER = _UniqueKeyLoader
+    return UniqueKeyLoader
+
 
 DEFAULT_TAXONOMY = Path(__file__).resolve().parents[2] / "taxonomy" / "taxonomy_v1.yaml"
 
@@ -99,8 +105,10 @@ def read_yaml(path: Path) -> tuple[Any, bytes]:
         raw = path.read_bytes()
     except OSError as exc:
         raise TaxonomyError(f"{path}: cannot read taxonomy file: {exc.strerror}") from None
+    import yaml
+
     try:
-        data = yaml.load(raw.decode("utf-8"), Loader=_LOADER)  # the C or Python *safe* loader
+        data = yaml.load(raw.decode("utf-8"), Loader=_loader())  # the C or Python *safe* loader
     except UnicodeDecodeError as exc:
         raise TaxonomyError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except yaml.YAMLError as exc:

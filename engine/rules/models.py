@@ -43,7 +43,7 @@ MechanismName = Literal[
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Mechanism(Strict):
@@ -181,7 +181,7 @@ class Taxonomy(Strict):
         default=None, description="Legacy phase-1 gate file (GateFile), relative to this file."
     )
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     @field_validator("version")
     @classmethod

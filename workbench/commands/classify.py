@@ -16,13 +16,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from engine import Classifier, build_classifier
 from engine.validation import Sample
@@ -252,6 +245,15 @@ def _classify_file(
             if writing_stdout
             else stack.enter_context(target.open("wb"))
         )
+        # Imported here: a one-text call never shows a bar (rich.progress is slow to load).
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
         progress = stack.enter_context(
             Progress(
                 TextColumn("{task.description}"),

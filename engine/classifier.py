@@ -221,10 +221,7 @@ class Classifier:
         requests should not pay for it.
         """
         for code in languages:
-            lang = self.pipeline(code)
-            if patterns:
-                for info in lang.patterns:
-                    info.regex()
+            self.pipeline(code).warm(patterns=patterns)
 
     def resolve_language(self, language: str | None) -> tuple[str, str | None]:
         """The language to use and, for an unknown code, the fallback note."""

@@ -245,6 +245,18 @@ class LanguagePipeline:
                 finders.setdefault(id(finder), finder)
         self.cue_presence = CuePresence(list(finders.values()))
 
+    def warm(self, *, patterns: bool = False) -> None:
+        """Compile now what a one-text process compiles lazily: the scan Set and the
+        mention finder of every group word in both spellings, and with ``patterns``
+        every full pattern and coded-term finder (for a server's first requests)."""
+        self.scanner.warm()
+        self.mentions.warm()
+        if patterns:
+            for info in self.patterns:
+                info.regex()
+            for coded in self.coded:
+                coded.regex.found(b"")
+
     def spelt(self) -> LanguagePipeline:
         """The pipeline for Arabizi texts: the same pack, its patterns widened by the
         transliterator's letter classes (built once, at the first such text)."""

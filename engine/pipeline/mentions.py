@@ -167,6 +167,13 @@ class MentionFinder:
         self._identified: dict[bytes, int] = {}
         self._finder_groups = list(groups)
 
+    def warm(self) -> None:
+        """Compile the finders of every group word in both spellings now."""
+        for ascii in (True, False):
+            with self._made_lock:
+                if (None, ascii) not in self._made:
+                    self._made[(None, ascii)] = self._compile(None, ascii)
+
     def _present(self, hits: ScanHits | None, glued: bool) -> tuple[int, ...] | None:
         """The finder groups a text can hold, or None for all of them."""
         if hits is None or self._subsets >= _SUBSETS_MAX:

@@ -150,6 +150,12 @@ class ScriptScanner:
                     self._unicode = built
         return built
 
+    def warm(self) -> None:
+        """Build both spellings now (a server, before its first text)."""
+        for ascii in (True, False):
+            if (self._ascii if ascii else self._unicode) is None:
+                self._build(ascii)
+
     @property
     def set_entries(self) -> tuple[str, ...]:
         """Every entry of the full Set, in order (diagnostics and tests/perf's bare scan)."""

@@ -200,3 +200,14 @@ def test_a_corrupt_memo_is_ignored(tmp_path: Path) -> None:
     (memo_file,) = tmp_path.glob("*.ha.memo")
     memo_file.write_bytes(memo_file.read_bytes()[:-10])
     assert CompileMemo(cached, "ha").values == {}
+
+
+def test_warm_compiles_what_a_server_would_otherwise_compile_at_its_first_texts(
+    taxonomy: LoadedTaxonomy,
+) -> None:
+    classifier = Classifier(taxonomy)
+    classifier.warm(["ha"], patterns=True)
+    lang = classifier.pipeline("ha")
+    assert lang.scanner._ascii is not None and lang.scanner._unicode is not None
+    assert {(None, True), (None, False)} <= set(lang.mentions._made)
+    assert all(info._regex is not None for info in lang.patterns)

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine import Classifier, LoadedTaxonomy, load_taxonomy
+import engine
+from engine import Classifier, LoadedTaxonomy, Settings, load_taxonomy
 
 FIXED_NOW = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 
@@ -24,3 +25,13 @@ def taxonomy() -> LoadedTaxonomy:
 @pytest.fixture(scope="session")
 def classifier(taxonomy: LoadedTaxonomy) -> Classifier:
     return Classifier(taxonomy, clock=lambda: FIXED_NOW)
+
+
+@pytest.fixture(scope="session")
+def cli_classifier() -> Classifier:
+    """The classifier the CLI builds from default settings (default text limit), with
+    English and Spanish compiled once; CLI tests hand it to the command they run."""
+    settings = Settings(_env_file=None, taxonomy_path=None, max_text_chars=20_000)
+    classifier = engine.build_classifier(settings)
+    classifier.warm(["en", "es"])
+    return classifier

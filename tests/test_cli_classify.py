@@ -20,7 +20,6 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner, Result
 
-import engine
 from engine import Classifier, Settings
 from tests.cli_support import isolate_cli, shared_builder
 from tests.contract import RESULT_FIELDS
@@ -32,22 +31,13 @@ TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 PATTERN_ID = re.compile(r"D2\.4a-\d{3}:en:\d+")
 
 
-@pytest.fixture(scope="session")
-def shared_classifier() -> Classifier:
-    """The shipped taxonomy with the default limit, English compiled once for the session."""
-    settings = Settings(_env_file=None, taxonomy_path=None, max_text_chars=20_000)
-    classifier = engine.build_classifier(settings)
-    classifier.classify(HARMFUL)
-    return classifier
-
-
 @pytest.fixture(autouse=True)
 def cli_env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_classifier: Classifier
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli_classifier: Classifier
 ) -> Iterator[None]:
     """Clean environment, 100 columns, no .env, and the shared classifier for default settings."""
     isolate_cli(monkeypatch, tmp_path)
-    build = shared_builder(shared_classifier)
+    build = shared_builder(cli_classifier)
     monkeypatch.setattr("workbench.commands.classify.build_classifier", build)
     yield
 

@@ -17,8 +17,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner, Result
 
-import engine
-from engine import Classifier, Settings
+from engine import Classifier
 from tests.cli_support import isolate_cli, shared_builder
 from tests.contract import RESULT_FIELDS
 from workbench.cli import app
@@ -29,21 +28,13 @@ RUSSIAN = "Автобус сегодня утром снова опоздал, �
 SPANISH = "El autobús llegó tarde otra vez esta mañana, así que fuimos andando al trabajo."
 
 
-@pytest.fixture(scope="module")
-def shared_classifier() -> Classifier:
-    settings = Settings(_env_file=None, taxonomy_path=None, max_text_chars=20_000)
-    classifier = engine.build_classifier(settings)
-    classifier.classify(HARMFUL)
-    return classifier
-
-
 @pytest.fixture(autouse=True)
 def cli_env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_classifier: Classifier
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli_classifier: Classifier
 ) -> Iterator[None]:
     isolate_cli(monkeypatch, tmp_path)
     monkeypatch.setattr(
-        "workbench.commands.classify.build_classifier", shared_builder(shared_classifier)
+        "workbench.commands.classify.build_classifier", shared_builder(cli_classifier)
     )
     yield
 

@@ -20,8 +20,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner, Result
 
-import engine
-from engine import Classifier, Settings
+from engine import Classifier
 from tests.cli_support import isolate_cli, shared_builder
 from workbench.cli import app
 
@@ -50,22 +49,13 @@ CSV_OPTIONS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def shared_classifier() -> Classifier:
-    """The shipped taxonomy with the default limit, English and Spanish compiled once."""
-    settings = Settings(_env_file=None, taxonomy_path=None, max_text_chars=20_000)
-    classifier = engine.build_classifier(settings)
-    classifier.warm(["en", "es"])
-    return classifier
-
-
 @pytest.fixture(autouse=True)
 def cli_env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_classifier: Classifier
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli_classifier: Classifier
 ) -> Iterator[None]:
     """Clean environment, 100 columns, no .env, and the shared classifier for default settings."""
     isolate_cli(monkeypatch, tmp_path)
-    build = shared_builder(shared_classifier)
+    build = shared_builder(cli_classifier)
     monkeypatch.setattr("workbench.commands.validate.build_classifier", build)
     yield
 

@@ -38,7 +38,15 @@ class CueFinder:
     def first(
         self, subject: Subject, start: int = 0, end: int | None = None
     ) -> tuple[int, int] | None:
-        return next(self.find_all(subject, start, end), None)
+        """The first cue ``find_all`` yields, with one windowed search and no generators."""
+        if self.empty:
+            return None
+        if end is None:
+            end = len(subject.text)
+        if start > end:
+            return None
+        spans = subject.search(self._regex, start, end, window=True)
+        return None if spans is None else spans[self._group]
 
 
 class CueBook:

@@ -69,13 +69,12 @@ class Decider:
         """Dedupe, amplify, pick the winner, explain: the result of a text."""
         root = self.root
         text, code, fallback_note = doc.norm.original, doc.code, doc.fallback_note
-        first_mention = None
-        if doc.hits.anchors or coded is not None:
-            targets = doc.targets()
-            first_mention = targets[0] if targets else None
         surviving: list[Signal] = []
         suppressed: list[Signal] = []
-        if signals:
+        if len(signals) == 1:  # most harmful texts: nothing to dedupe, sort or restore
+            found = signals[0]
+            (surviving if found.suppressed_by is None else suppressed).append(found)
+        elif signals:
             unique: dict[tuple[str, tuple[int, int]], Signal] = {}
             for found in signals:
                 unique.setdefault((found.row_id, found.span), found)
@@ -109,6 +108,12 @@ class Decider:
             severity = mechanism.severity
             confidence = round(winner.score, 3)
         else:
+            # The first target mention, only where the result names it: finding the
+            # mentions may cost a pass over the text that a harmful result never needs.
+            first_mention = None
+            if doc.hits.anchors or coded is not None:
+                targets = doc.targets()
+                first_mention = targets[0] if targets else None
             rationale = self._no_harm_reason(winner, suppressed, first_mention, threshold)
             if winner is not None:
                 result_axis, result_type = winner.identity_axis, winner.target_type

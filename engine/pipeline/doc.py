@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from engine.pipeline.language import LanguagePipeline
     from engine.pipeline.scan import ScanHits
     from engine.pipeline.targets import CodedIndex
-    from engine.result import SignalSource
+    from engine.result import SignalSource, Suppression
 
 
 class Hit(NamedTuple):
@@ -101,6 +101,7 @@ class Doc:
         "fallback_note",
         "hits",
         "lang",
+        "negations",
         "norm",
         "subject",
         "text",
@@ -135,6 +136,9 @@ class Doc:
         # several hits share (the sentence, the counter-speech scope).
         self._found_cues: dict[tuple[int, ...], CueSpans] = {}
         self._references: dict[tuple[str, str], References] = {}
+        # (start, *inner spans) of a hit -> its negation answer: hits of several
+        # patterns often share them (engine.pipeline.suppress.negation).
+        self.negations: dict[tuple[object, ...], Suppression | None] = {}
 
     # -- cues ------------------------------------------------------------------
     def may_find(self, finder: CueFinder) -> bool:

@@ -28,6 +28,15 @@ class Negation:
     def check(self, doc: Doc, hit: Hit) -> Suppression | None:
         if not doc.may_find(self.negation):
             return None
+        # The answer depends on the hit's start and inner spans only.
+        key = (hit.start, *hit.inner)
+        try:
+            return doc.negations[key]
+        except KeyError:
+            found = doc.negations[key] = self._check(doc, hit)
+            return found
+
+    def _check(self, doc: Doc, hit: Hit) -> Suppression | None:
         start = hit.start
         bounds = doc.bounds()
         sentence = doc.sentence_of(start)
@@ -49,8 +58,14 @@ class Negation:
         before = (window_start, min(sentence_end, start + CUE_OVERHANG), start)
         regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
         exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
+        negation, subject = self.negation, doc.subject
         for r_start, r_end, latest_start in regions:
-            for cue_start, cue_end in self.negation.find_all(doc.subject, r_start, r_end):
+            # Nearly every region holds no cue: one search says so without the
+            # generators; only a region with a cue is walked cue by cue.
+            first = negation.first(subject, r_start, r_end)
+            if first is None or first[0] >= latest_start:
+                continue
+            for cue_start, cue_end in negation.find_all(subject, r_start, r_end):
                 if cue_start >= latest_start:
                     break
                 if exceptions.overlaps(cue_start, cue_end):

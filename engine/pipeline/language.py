@@ -22,7 +22,7 @@ from engine.rules.cache import CompileMemo
 from engine.rules.compiler import NOT_WORD, PatternCompiler, SlotSource
 from engine.rules.load import LoadedTaxonomy
 from engine.rules.models import CodedGate
-from engine.rules.regex_syntax import min_length
+from engine.rules.regex_syntax import ascii_only, min_length
 from engine.text import re2x
 
 # A pattern's second dispatch part must need at least this many characters.
@@ -69,6 +69,15 @@ class LanguagePipeline:
         except re2x.RegexError as exc:
             raise TaxonomyError(f"{where}: regex does not compile: {exc}") from None
         memo.save()
+
+    def _ascii(self, name: str, sources: list[str]) -> list[str]:
+        """``ascii_only`` of each source, remembered with the compiled sources: reading
+        half a megabyte of expressions in Python costs more than the Set it saves."""
+        key = ("ascii", name)
+        found: list[str] | None = self._memo.get(key)
+        if found is None or len(found) != len(sources):
+            found = self._memo[key] = [ascii_only(source) for source in sources]
+        return found
 
     def _min_length(self, part: str) -> int:
         """``min_length`` of a dispatch part, remembered with the compiled sources."""
@@ -164,12 +173,14 @@ class LanguagePipeline:
                         coded_parts[-1] = len(finder_parts)
                         finder_parts.append(body)
                         finder_groups.append((info, "coded"))
+        *ascii_parts, ascii_leads = self._ascii("finder", [*finder_parts, leads or ""])
         self.mentions = MentionFinder(
             finder_parts,
             finder_groups,
             leads,
             anchor_parts=anchor_parts,
             coded_parts=coded_parts,
+            ascii_spelling=(ascii_parts, ascii_leads or None),
         )
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
@@ -222,7 +233,11 @@ class LanguagePipeline:
                 others = [i for i in ids if i != key]
                 by_key.setdefault(key, []).append((pattern_index, others[0] if others else -1))
         self.scanner = ScriptScanner(
-            entries, anchor_count=len(set_entries), coded_entries=coded_entries, by_key=by_key
+            entries,
+            anchor_count=len(set_entries),
+            coded_entries=coded_entries,
+            by_key=by_key,
+            ascii_spelling=(self._ascii("scan", entries), self._ascii("coded", coded_entries)),
         )
         self.vocabulary = PackVocabulary(
             [

@@ -73,10 +73,6 @@ def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
     return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
 
 
-def _same(source: str) -> str:
-    return source
-
-
 def _char_at(padded: bytes, end: int) -> str:
     """The character whose UTF-8 encoding starts at byte ``end`` ('' past the end).
 
@@ -151,9 +147,17 @@ class MentionFinder:
         *,
         anchor_parts: Sequence[int] = (),
         coded_parts: Sequence[int] = (),
+        ascii_spelling: tuple[Sequence[str], str | None] | None = None,
     ) -> None:
         self._parts = tuple(parts)
         self._leads = leads
+        # ``ascii_only`` of the parts and of the leads (computed here if not given).
+        ascii_parts, ascii_leads = ascii_spelling or (
+            [ascii_only(part) for part in parts],
+            ascii_only(leads) if leads else None,
+        )
+        self._ascii_parts = tuple(ascii_parts)
+        self._ascii_leads = ascii_leads
         # Scan anchor entry -> finder group (-1: the lead entry, any group may follow).
         self._anchor_parts = tuple(anchor_parts)
         # Scan coded entry -> finder group (-1: a coded term that names no group).
@@ -205,14 +209,14 @@ class MentionFinder:
 
     def _compile(self, subset: tuple[int, ...] | None, ascii: bool) -> _Finders:
         chosen = tuple(range(len(self._parts))) if subset is None else subset
-        spell = ascii_only if ascii else _same
-        parts = [spell(self._parts[i]) for i in chosen]
-        leads = spell(self._leads) if self._leads else None
+        spelt = self._ascii_parts if ascii else self._parts
+        parts = [spelt[i] for i in chosen]
+        leads = self._ascii_leads if ascii else self._leads
         alternatives = "|".join(parts) or NEVER
         # A pack's GLUE_LEAD words may run into a group word that follows them
         # ("cesmusulmans", "verminejuive"): the mention starts after the lead.
         lead = f"(?:{leads})?" if leads else ""
-        not_word = spell(NOT_WORD)
+        not_word = ascii_only(NOT_WORD) if ascii else NOT_WORD
         # The finders are the largest expressions of a language (every inflected
         # group word): with the default budget RE2's DFA cache thrashes on them and
         # a Russian text took a hundred times longer. The budget is an upper bound;

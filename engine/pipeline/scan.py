@@ -124,9 +124,13 @@ class ScriptScanner:
         anchor_count: int,
         coded_entries: Sequence[str],
         by_key: dict[int, list[tuple[int, int]]],
+        ascii_spelling: tuple[Sequence[str], Sequence[str]] | None = None,
     ) -> None:
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
         self._coded_entries = tuple(coded_entries)
+        # ``ascii_only`` of the entries and of the coded entries, when the caller has
+        # them already (the language's compile memo keeps them).
+        self._ascii_spelling = ascii_spelling
         self._anchor_count = anchor_count
         self._by_key = by_key
         self._ascii: Scanner | None = None
@@ -137,11 +141,17 @@ class ScriptScanner:
         with self._lock:
             built = self._ascii if ascii else self._unicode
             if built is None:
-                spell = ascii_only if ascii else str
+                entries: Sequence[str] = self.entries
+                coded: Sequence[str] = self._coded_entries
+                if ascii and self._ascii_spelling is not None:
+                    entries, coded = self._ascii_spelling
+                elif ascii:
+                    entries = [ascii_only(entry) for entry in entries]
+                    coded = [ascii_only(entry) for entry in coded]
                 built = Scanner(
-                    [spell(entry) for entry in self.entries],
+                    entries,
                     anchor_count=self._anchor_count,
-                    coded_entries=[spell(entry) for entry in self._coded_entries],
+                    coded_entries=coded,
                     by_key=self._by_key,
                 )
                 if ascii:

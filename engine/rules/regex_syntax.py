@@ -10,6 +10,7 @@ the dispatch and cue-presence decisions (engine.pipeline).
 from __future__ import annotations
 
 import functools
+import re
 
 from engine.errors import PatternError
 from engine.text.normalize import fold_char
@@ -214,59 +215,83 @@ def balanced(regex: str) -> bool:
 
 
 _ASCII_SPELLING = {"\\pL": "a-zA-Z", "\\pN": "0-9"}
-_NOT_WORD = "[^\\pL\\pN]"
-_NOT_WORD_ASCII = "[^a-zA-Z0-9]"
-_NOT_WORD_ESCAPED = "\\" + _NOT_WORD
+# An escape, or a whole character class (read as ``class_end`` reads it): escapes
+# come first, so an escaped bracket never opens a class.
+_ESCAPE = r"\\(?:[pPx]\{[^}]*\}|[pP].|x[0-9A-Fa-f]{2}|.)"
+_ASCII_TOKENS = re.compile(rf"{_ESCAPE}|\[\^?\]?(?:{_ESCAPE}|[^\]\\])*\]", re.S)
+_NEVER = r"[^\x00-\x{10FFFF}]"
+_ANY = "(?s:.)"
 
 
 def ascii_only(regex: str) -> str:
-    """The expression as it behaves on ASCII text: ``\\pL`` and ``\\pN`` as ASCII ranges.
+    """The expression as it behaves on ASCII text, with everything else left out.
 
-    Each Unicode class compiles to a UTF-8 automaton of hundreds of instructions,
-    once per place it appears (a Set does not share them between entries): the
-    word boundary around every anchor and coded term made up most of a language's
-    compile time. On bytes below 0x80 both spellings match exactly the same, so a
-    text that is all ASCII can be matched by this one, compiled at its first use.
+    ``\\pL`` and ``\\pN`` become ASCII ranges, and classes lose their members
+    above U+007F (the homoglyphs of the obfuscation classes: Cyrillic, Greek and
+    symbol look-alikes). Each Unicode class, and each non-ASCII member, compiles to
+    a UTF-8 automaton of its own, once per place it appears (a Set does not share
+    them between entries): they made up most of a language's compile time. On
+    bytes below 0x80 both expressions match exactly the same, so a text that is
+    all ASCII (nearly every Latin-script text, once normalization has folded its
+    accents) is matched by this one, compiled at its first use.
     """
-    if "\\p" not in regex:
+    if regex.isascii() and "\\p" not in regex:
         return regex
-    # The word boundary, by far the most frequent: one replace, unless a backslash
-    # before it could make its bracket a literal.
-    if _NOT_WORD_ESCAPED not in regex:
-        regex = regex.replace(_NOT_WORD, _NOT_WORD_ASCII)
-        if "\\p" not in regex:
-            return regex
-    out: list[str] = []
-    i = 0
-    while i < len(regex):
-        ch = regex[i]
-        if ch == "\\":
-            step = escape_length(regex, i)
-            token = regex[i : i + step]
-            spelt = _ASCII_SPELLING.get(token)
-            out.append(token if spelt is None else f"[{spelt}]")
-            i += step
-        elif ch == "[":
-            end = class_end(regex, i)
-            out.append(_ascii_class(regex[i : end + 1]))
-            i = end + 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    return _ASCII_TOKENS.sub(_ascii_token, regex)
+
+
+def _ascii_token(match: re.Match[str]) -> str:
+    token = match.group()
+    if token[0] == "\\":
+        spelt = _ASCII_SPELLING.get(token)
+        return token if spelt is None else f"[{spelt}]"
+    return _ascii_class(token)
+
+
+def _code_point(token: str) -> int | None:
+    """The character a class member stands for (None for a class escape like ``\\s``)."""
+    if token[0] != "\\":
+        return ord(token)
+    if token.startswith("\\x{"):
+        return int(token[3:-1], 16)
+    if token.startswith("\\x"):
+        return int(token[2:], 16)
+    second = token[1:]
+    return ord(second) if len(second) == 1 and not second.isalnum() else None
 
 
 def _ascii_class(source: str) -> str:
-    """A character class with its ``\\pL``/``\\pN`` members spelt as ASCII ranges."""
-    out: list[str] = []
+    """A character class with its ``\\pL``/``\\pN`` members spelt as ASCII ranges and
+    its members above U+007F left out (a class left empty can match no ASCII byte)."""
+    negated = source.startswith("[^")
+    body = source[2 if negated else 1 : -1]
+    tokens: list[str] = []
     i = 0
-    while i < len(source):
-        if source[i] == "\\":
-            step = escape_length(source, i)
-            token = source[i : i + step]
-            out.append(_ASCII_SPELLING.get(token, token))
-            i += step
-        else:
-            out.append(source[i])
-            i += 1
-    return "".join(out)
+    while i < len(body):
+        step = escape_length(body, i) if body[i] == "\\" else 1
+        tokens.append(body[i : i + step])
+        i += step
+    out: list[str] = []
+    k = 0
+    while k < len(tokens):
+        token = tokens[k]
+        low = _code_point(token)
+        if low is not None and k + 2 < len(tokens) and tokens[k + 1] == "-":
+            high = _code_point(tokens[k + 2])
+            if high is not None:  # a range
+                if low < 0x80:
+                    out.append(token + "-" + (tokens[k + 2] if high < 0x80 else "\\x7f"))
+                k += 3
+                continue
+        spelt = _ASCII_SPELLING.get(token)
+        if spelt is not None:
+            out.append(spelt)
+        elif low is None or low < 0x80:
+            out.append(token)
+        k += 1
+    if not out:
+        return _ANY if negated else _NEVER
+    members = "".join(out)
+    if members.startswith("^") and not negated:
+        members = "\\" + members  # a literal caret that now comes first
+    return ("[^" if negated else "[") + members + "]"

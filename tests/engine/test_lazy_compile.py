@@ -59,13 +59,46 @@ _PIECES = [
     "Those",
     "all",
     "of our town",
+    "mu$lims",
+    "v3rm1n",
+    "r@ts",
+    "k1ll",
+    "j3ws",
+    "imm1grant5",
+]
+# French pieces for the French Set (the largest of the Latin-script packs).
+_PIECES_FR = [
+    "les",
+    "musulmans",
+    "juifs",
+    "migrants",
+    "sont",
+    "des",
+    "rats",
+    "vermine",
+    "cafards",
+    "il faut",
+    "les chasser",
+    "tous",
+    "franchement",
+    "ne",
+    "pas",
+    "m3rde",
+    "r@ts",
+    "ces",
+    "cesjuifs",
+    "d'",
+    "qu'on",
+    "les tue",
 ]
 _GAPS = ["", " ", "  ", ".", ",", "!", "-", "'", "_", "#", "@", "3", "é", "X"]
 
 
-def _texts() -> st.SearchStrategy[str]:
+def _texts(pieces: list[str] | None = None) -> st.SearchStrategy[str]:
     return st.lists(
-        st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), min_size=1, max_size=12
+        st.tuples(st.sampled_from(pieces or _PIECES), st.sampled_from(_GAPS)),
+        min_size=1,
+        max_size=12,
     ).map(lambda parts: "".join(piece + gap for piece, gap in parts))
 
 
@@ -83,6 +116,13 @@ def _texts() -> st.SearchStrategy[str]:
         # Other Unicode classes are kept as they are (right, only not cheaper).
         (r"x\p{Greek}\PL", r"x\p{Greek}\PL"),
         ("plain words", "plain words"),
+        # Look-alike members above U+007F can never match an ASCII byte.
+        ("[a4@\u0430\u03b1]", "[a4@]"),
+        ("[\u0435\u20ac\u03b5]x", r"[^\x00-\x{10FFFF}]x"),  # no member left: never
+        ("[^\u0430]", "(?s:.)"),  # nothing excluded: any character
+        ("[\u0430^b]", r"[\^b]"),  # a caret that comes first stays a literal
+        ("[a-\u0430z]", r"[a-\x7fz]"),  # a range is cut at U+007F
+        ("[\\-\u0430]", r"[\-]"),
     ],
 )
 def test_ascii_only_spells_unicode_classes_as_ascii_ranges(source: str, spelt: str) -> None:
@@ -95,20 +135,28 @@ def english(classifier: Classifier) -> LanguagePipeline:
 
 
 @pytest.fixture(scope="module")
-def both_sets(english: LanguagePipeline) -> tuple[re2x.SetMatch, re2x.SetMatch]:
-    entries = english.scanner.set_entries
-    return re2x.search_set(entries), re2x.search_set([ascii_only(e) for e in entries])
+def both_sets(classifier: Classifier) -> dict[str, tuple[re2x.SetMatch, re2x.SetMatch]]:
+    sets = {}
+    for code in ("en", "fr"):
+        entries = classifier.pipeline(code).scanner.set_entries
+        sets[code] = (re2x.search_set(entries), re2x.search_set([ascii_only(e) for e in entries]))
+    return sets
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=_texts())
+@given(
+    code_and_text=st.sampled_from(["en", "fr"]).flatmap(
+        lambda code: st.tuples(st.just(code), _texts(_PIECES if code == "en" else _PIECES_FR))
+    )
+)
 def test_the_ascii_set_answers_as_the_unicode_set_on_ascii_bytes(
-    both_sets: tuple[re2x.SetMatch, re2x.SetMatch], text: str
+    both_sets: dict[str, tuple[re2x.SetMatch, re2x.SetMatch]], code_and_text: tuple[str, str]
 ) -> None:
+    code, text = code_and_text
     data = text.lower().encode()
     if not data.isascii():
         data = data.decode().encode("ascii", "replace")
-    unicode_set, ascii_set = both_sets
+    unicode_set, ascii_set = both_sets[code]
     assert sorted(ascii_set(data)) == sorted(unicode_set(data))
 
 

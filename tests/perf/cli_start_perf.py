@@ -23,6 +23,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 HARMWATCH = Path(sys.executable).with_name("harmwatch")
 TEXT = "They are vermin and should be driven out of our town."
+# Further warm-cache calls: a text that names a group (the mention finder and the
+# patterns run), and texts in the two largest packs, the second in Arabic script
+# (the Set in its full Unicode spelling).
+MORE_TEXTS = {
+    "en_group": ("Muslims are vermin and should be driven out of our town.", "en"),
+    "fr_group": ("Les musulmans sont des rats, il faut les chasser d'ici.", "fr"),
+    "ar_group": ("اللاجئين حشرات", "ar"),
+}
 RUNS = 9
 COLD_RUNS = 3
 
@@ -88,6 +96,11 @@ def cli_start_section() -> dict[str, Any]:
         cold = _median_s(classify, env, COLD_RUNS, fresh_cache=True)
         subprocess.run(classify, env=env, check=True, capture_output=True, cwd=ROOT)  # warm
         warm = _median_s(classify, env, RUNS, fresh_cache=False)
+        by_text = {}
+        for name, (text, language) in MORE_TEXTS.items():
+            command = [str(HARMWATCH), "classify", text, "-l", language, "--json"]
+            subprocess.run(command, env=env, check=True, capture_output=True, cwd=ROOT)  # warm
+            by_text[name] = round(_median_s(command, env, RUNS, fresh_cache=False), 3)
     return {
         "method": "hyperfine" if shutil.which("hyperfine") else "subprocess median",
         "python_pass_s": round(bare, 3),
@@ -99,6 +112,8 @@ def cli_start_section() -> dict[str, Any]:
         "classify_warm_cache_s": round(warm, 3),
         "classify_warm_target_s": 0.5,
         "classify_warm_met": warm <= 0.5,
+        "classify_warm_more_texts_s": by_text,
+        "classify_warm_all_met": warm <= 0.5 and all(v <= 0.5 for v in by_text.values()),
         "classify_warm_vs_python": round(warm / bare, 1),
     }
 

@@ -16,9 +16,11 @@ from engine.rules.compiler import GROUP_MARK, MODIFIER_MARK
 from engine.text.normalize import (
     _PLAIN_BLOCKS,
     _REPEAT,
+    _SYMBOL_RANGES,
     Normalized,
     _has_spaced,
     _needs_runs,
+    _runs_filter_program,
     fold_char,
     fold_literal,
     normalize,
@@ -249,7 +251,7 @@ def _runs_exact(folded: str) -> bool:
 def test_runs_filter_finds_every_tripled_letter_of_the_listed_blocks() -> None:
     """The one-pass filter lists the letters ``_REPEAT`` counts: where the exact test
     says a run is there, the filter must match too (else a run goes uncollapsed)."""
-    for low, high in ((0x00, 0x7F), *_PLAIN_BLOCKS, (0x3040, 0x30FF), (0x1F600, 0x1F60F)):
+    for low, high in ((0x00, 0x7F), *_PLAIN_BLOCKS, *_SYMBOL_RANGES, (0x3040, 0x30FF)):
         for code in range(low, high + 1):
             for text in (chr(code) * 3, f"ab {chr(code) * 4} cd", f"{chr(code) * 2} x"):
                 folded = text.lower()
@@ -261,3 +263,9 @@ def test_runs_filter_finds_every_tripled_letter_of_the_listed_blocks() -> None:
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 def test_runs_filter_agrees_with_the_exact_test(text: str) -> None:
     assert _needs_runs(text, text.encode("utf-8", "surrogatepass")) == _runs_exact(text)
+
+
+def test_emoji_and_symbols_keep_the_fast_answer() -> None:
+    text = "les musulmans \U0001f600\U0001f44d\u2764 ont organis\u00e9 une f\u00eate \u2192 ok"
+    assert not _runs_filter_program().found(text.encode("utf-8"))
+    assert normalize(text).text == text.replace("\u00e9", "e").replace("\u00ea", "e")

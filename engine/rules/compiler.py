@@ -50,6 +50,8 @@ _REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
 _QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
 # {F}, {F<=2}, {F:ADV}, {F:ADV<=3}: a filler, optionally restricted to a lexicon
 # entry, optionally bounded below the language's filler_max_words.
+# A pack's clitics that may run into the word before an unrestricted filler.
+_FILLER_CLITIC = "FILLER_CLITIC"
 _FILLER = re.compile(r"F(?::([A-Z][A-Z0-9_]*))?(?:<=(\d+))?")
 # A pattern's expanded source may not exceed this many characters: RE2's program
 # grows with it, and a class of a few hundred lemmas inside a filler would blow
@@ -498,7 +500,14 @@ class PatternCompiler:
                                 f"{where}: {{{inner}}}: a filler bound must be "
                                 f"1..{self._filler_max}"
                             )
-                    out.append(self._filler(dispatch, fillers, words, limit))
+                    # After a space, an unrestricted filler's first word must start
+                    # after whitespace: the space alone is optional (for run-together
+                    # words), and "they r escued rats" must not read "rescued" as the
+                    # copula "r" and a filler word "escued".
+                    spaced = words is None and bool(out) and out[-1] == r"\s*"
+                    if spaced:
+                        out.pop()
+                    out.append(self._filler(dispatch, fillers, words, limit, spaced=spaced))
                 elif inner.startswith(("W:", "FRAME:")):
                     if stub:
                         self._check_token(inner, where)
@@ -569,15 +578,47 @@ class PatternCompiler:
         return self.macro(inner, where)
 
     def _filler(
-        self, dispatch: bool, fillers: list[str] | None, words: str | None, limit: int
+        self,
+        dispatch: bool,
+        fillers: list[str] | None,
+        words: str | None,
+        limit: int,
+        *,
+        spaced: bool = False,
     ) -> str:
-        """A run of 0..limit words; ``words`` restricts them to a lexicon entry's terms."""
+        """A run of 0..limit words; ``words`` restricts them to a lexicon entry's terms.
+
+        ``spaced``: the filler stands for the space before it too, which may be
+        empty only when no word fills it.
+        """
         # Restricted fillers may run into the next word ("absolutefilth"): their
         # words come from a list, so that cannot split an unrelated word.
         word = rf"{words}\s*" if words else r"[^\s.!?;:,\"\x{060C}\x{061B}\x{061F}]+\s+"
+        if not spaced:
+            return (
+                f"(?:{word}){{0,{limit}}}"
+                if dispatch
+                else f"(?P<{self._name(fillers)}>(?:{word}){{0,{limit}}})"
+            )
+        # A word, after whitespace; or a clitic the pack lists as running into the
+        # word before it (English "n't": "are" + "n't" in "aren't"), so that a
+        # negation written that way is still read inside the filler. Each way is
+        # a group of its own (RE2 names a group once), holding the words only.
+        words_after_space = f"(?:{word}){{1,{limit}}}"
+        clitic = None
+        if _FILLER_CLITIC in self._lexicon:
+            clitic = f"(?:{self.macro(_FILLER_CLITIC, 'filler')})\\s+(?:{word}){{0,{limit - 1}}}"
         if dispatch:
-            return f"(?:{word}){{0,{limit}}}"
+            return f"(?:\\s+{words_after_space}{'|' + clitic if clitic else ''}|\\s*)"
+        spaced_words = f"\\s+(?P<{self._name(fillers)}>{words_after_space})"
+        if clitic is not None:
+            spaced_words += f"|(?P<{self._name(fillers)}>{clitic})"
+        return f"(?:{spaced_words}|\\s*)"
+
+    @staticmethod
+    def _name(fillers: list[str] | None) -> str:
+        """The next filler group's name, recorded in ``fillers``."""
         name = f"f{len(fillers) if fillers is not None else 0}"
         if fillers is not None:
             fillers.append(name)
-        return f"(?P<{name}>(?:{word}){{0,{limit}}})"
+        return name

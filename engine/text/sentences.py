@@ -27,6 +27,11 @@ SENTENCE_END = re.compile(
 CLAUSE_PUNCT = re.compile(r"[;:\u061b]")
 # How far back ``Bounds.last_words_start`` looks per word before finding every word.
 _CHARS_PER_WORD = 24
+# A window of n words reaches at most (n + 1) times this many characters back. A
+# "word" here is any run without whitespace, of brackets or of run-together letters
+# too, so without a bound every match inside a long run would search the whole run
+# again (quadratic in the run); no word of a real language is this long.
+_WINDOW_CHARS_PER_WORD = 64
 WORD = re.compile(r"\S+")
 
 
@@ -105,7 +110,19 @@ class Bounds:
 
     def last_words_start(self, lower: int, upper: int, count: int) -> int:
         """Where the last ``count`` words of text[lower:upper] begin (``lower`` if fewer);
-        a word cut by ``lower`` counts from ``lower``."""
+        a word cut by ``lower`` counts from ``lower``. Never more than
+        ``(count + 1) * _WINDOW_CHARS_PER_WORD`` characters before ``upper``: a window
+        cut there starts after the letters and digits it would cut."""
+        found = self._last_words_start(lower, upper, count)
+        floor = upper - _WINDOW_CHARS_PER_WORD * (count + 1)
+        if found >= floor:
+            return found
+        text = self.text
+        while floor < upper and text[floor].isalnum():
+            floor += 1
+        return floor
+
+    def _last_words_start(self, lower: int, upper: int, count: int) -> int:
         if count <= 0:
             return upper
         if self._starts is None:

@@ -425,3 +425,52 @@ def test_cue_bodies_compile_without_assertions(compiler: PatternCompiler) -> Non
     assert not has_assertion(
         compiler.terms(["not", "stop calling", "no way"], typo=False, where=WHERE)
     )
+
+
+# -- a filler after a space ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("<g> are really rats", True),
+        ("<g> are rats", True),
+        ("<g> arerats", True),  # the space alone may still be missing
+        ("<g> are  just  rats", True),
+        # "are" + "ally rats" out of "areally": a filler word starts after a space.
+        ("<g> areally rats", False),
+        ("<g> r escued rats", True),
+        ("<g> rescued rats", False),
+    ],
+)
+def test_a_filler_word_starts_after_whitespace(text: str, found: bool) -> None:
+    lexicon = {**LEXICON, "COP": LexiconEntry(terms=["are", "r"])}
+    compiler = PatternCompiler(
+        lexicon=lexicon, obfuscation=OBFUSCATION, filler_max_words=FILLER_MAX, context="test"
+    )
+    compiler.bind_slots(SlotSource(references="(?:they)", determiners=None, tail=None))
+    compiled = compiler.compile("{T} {COP} {F}{VERMIN}", WHERE)
+    assert (re2.compile(compiled.full).search(skeleton(text)) is not None) is found
+
+
+def test_a_listed_clitic_may_run_into_the_word_before_a_filler() -> None:
+    """English "n't" (FILLER_CLITIC): "aren't rats" reads "are" + a filler "n't", so
+    negation finds its cue inside the filler; it has a group of its own."""
+    lexicon = {
+        **LEXICON,
+        "COP": LexiconEntry(terms=["are"]),
+        "FILLER_CLITIC": LexiconEntry(terms=["n'?t"]),
+    }
+    compiler = PatternCompiler(
+        lexicon=lexicon, obfuscation=OBFUSCATION, filler_max_words=FILLER_MAX, context="test"
+    )
+    compiler.bind_slots(SlotSource(references="(?:they)", determiners=None, tail=None))
+    compiled = compiler.compile("{T} {COP} {F}{VERMIN}", WHERE)
+    assert compiled.filler_groups == ("f0", "f1")
+    regex = re2.compile(compiled.full)
+    spaced = regex.search(skeleton("<g> are really rats"))
+    assert spaced is not None and spaced.group("f0") == "really " and spaced.group("f1") is None
+    for text in ("<g> aren't rats", "<g> arent rats"):
+        clitic = regex.search(skeleton(text))
+        assert clitic is not None and clitic.group("f1").startswith("n"), text
+    assert regex.search(skeleton("<g> arena rats")) is None

@@ -129,6 +129,10 @@ class _Finders(NamedTuple):
 _SUBSETS_MAX = 8
 
 
+# The finders of every group word in full spelling.
+_EVERY_WORD: tuple[None, bool] = (None, False)
+
+
 class MentionFinder:
     """Finds the group mentions of one language; shared by threads.
 
@@ -172,11 +176,11 @@ class MentionFinder:
         self._finder_groups = list(groups)
 
     def warm(self) -> None:
-        """Compile the finders of every group word in both spellings now."""
-        for ascii in (True, False):
-            with self._made_lock:
-                if (None, ascii) not in self._made:
-                    self._made[(None, ascii)] = self._compile(None, ascii)
+        """Compile the finders of every group word, in full spelling, now: they serve
+        every text (a server compiles no subset and no ASCII spelling after this)."""
+        with self._made_lock:
+            if (None, False) not in self._made:
+                self._made[(None, False)] = self._compile(None, False)
 
     def _present(self, hits: ScanHits | None, glued: bool) -> tuple[int, ...] | None:
         """The finder groups a text can hold, or None for all of them."""
@@ -196,6 +200,9 @@ class MentionFinder:
         return tuple(sorted(present))
 
     def _finders(self, subject: Subject, hits: ScanHits | None, glued: bool) -> _Finders:
+        made = self._made.get(_EVERY_WORD)
+        if made is not None:  # warmed, or past the subsets: serves every text
+            return made
         key = (self._present(hits, glued), subject.data.isascii())
         made = self._made.get(key)
         if made is None:

@@ -161,10 +161,10 @@ class ScriptScanner:
         return built
 
     def warm(self) -> None:
-        """Build both spellings now (a server, before its first text)."""
-        for ascii in (True, False):
-            if (self._ascii if ascii else self._unicode) is None:
-                self._build(ascii)
+        """Build the full spelling now (a server, before its first text): it serves
+        every text, so a warmed scanner never compiles the ASCII one."""
+        if self._unicode is None:
+            self._build(False)
 
     @property
     def set_entries(self) -> tuple[str, ...]:
@@ -173,9 +173,12 @@ class ScriptScanner:
 
     def scan(self, data: bytes, *, need_target: bool = True, lowered: bool = False) -> ScanHits:
         """``Scanner.scan`` with the Set the bytes need."""
-        scanner = self._ascii if data.isascii() else self._unicode
+        # The full spelling answers every text: once built (by ``warm`` or a first
+        # non-ASCII text) it serves ASCII texts too.
+        scanner = self._unicode
         if scanner is None:
-            scanner = self._build(data.isascii())
+            ascii = data.isascii()
+            scanner = (self._ascii or self._build(True)) if ascii else self._build(False)
         return scanner.scan(data, need_target=need_target, lowered=lowered)
 
 

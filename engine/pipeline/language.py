@@ -38,6 +38,10 @@ class LanguagePipeline:
         self.code = code
         self.taxonomy = taxonomy
         self.windows = root.windows
+        # Words a filler of any words may not hold (engine.pipeline.match._stopped):
+        # literal, lowercase words of the normalized text.
+        stop = pack.lexicon.get("FILLER_STOP")
+        self.filler_stops = frozenset(t.encode() for t in stop.terms) if stop else frozenset()
         self.require_target = root.require_target_present
         where = str(taxonomy.path.parent / root.languages[code].file)
         # Arabizi (ar): Latin words spelt in Arabic letters before the scan. The

@@ -21,7 +21,8 @@ class PatternInfo:
     full: str
     filler_groups: tuple[str, ...]
     _regex: re2x.Regex | None = field(default=None, repr=False)
-    groups: tuple[int, int, tuple[int, ...]] = (0, 0, ())  # m, t, fillers
+    # m, t, every filler, the fillers of any words (``w<n>``, see FILLER_STOP)
+    groups: tuple[int, int, tuple[int, ...], tuple[int, ...]] = (0, 0, (), ())
 
     def first_match(self, data: bytes) -> list[Span] | None:
         """The byte spans of every group of the first match in these UTF-8 bytes, or None.
@@ -43,6 +44,7 @@ class PatternInfo:
                 index["m"],
                 index["t"],
                 tuple(index[name] for name in self.filler_groups),
+                tuple(index[name] for name in self.filler_groups if name.startswith("w")),
             )
             self._regex = regex
         return self._regex
@@ -79,13 +81,16 @@ def pattern_hits(doc: Doc, firsts: list[tuple[int, list[Span]]]) -> list[Hit]:
     skeleton, skeleton_subject = doc.skeleton()
     to_normalized = skeleton.to_normalized
     patterns = doc.lang.patterns
+    stops = doc.lang.filler_stops
     for index, first in firsts:
         info = patterns[index]
         row = info.row
         weight, pattern_id, severity = row.weight, info.pattern_id, info.severity
         regex = info.regex()
-        m_group, t_group, filler_groups = info.groups
+        m_group, t_group, filler_groups, free_groups = info.groups
         for spans in skeleton_subject.finditer(regex, m_group, first=first):
+            if stops and free_groups and _stopped(skeleton_subject.data, spans, free_groups, stops):
+                continue
             start, end = to_normalized(*spans[m_group])
             sk_t_start, sk_t_end = spans[t_group]
             t_span = to_normalized(sk_t_start, sk_t_end)
@@ -112,3 +117,19 @@ def pattern_hits(doc: Doc, firsts: list[tuple[int, list[Span]]]) -> list[Hit]:
     if work.COUNTER is not None:
         work.COUNTER.hits += len(out)
     return out
+
+
+def _stopped(
+    data: bytes, spans: list[Span], groups: tuple[int, ...], stops: frozenset[bytes]
+) -> bool:
+    """Whether a filler of any words holds one of the pack's FILLER_STOP words.
+
+    A filler stands for the words that may come between a group and what is said
+    of it ("are truly the worst rats"); a preposition there makes the predicate's
+    noun its object instead ("are kind to rats", "are afraid of rats").
+    """
+    for group in groups:
+        start, end = spans[group]
+        if start >= 0 and not stops.isdisjoint(data[start:end].split()):
+            return True
+    return False

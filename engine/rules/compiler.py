@@ -598,7 +598,7 @@ class PatternCompiler:
             return (
                 f"(?:{word}){{0,{limit}}}"
                 if dispatch
-                else f"(?P<{self._name(fillers)}>(?:{word}){{0,{limit}}})"
+                else f"(?P<{self._name(fillers, words)}>(?:{word}){{0,{limit}}})"
             )
         # A word, after whitespace; or a clitic the pack lists as running into the
         # word before it (English "n't": "are" + "n't" in "aren't"), so that a
@@ -610,15 +610,17 @@ class PatternCompiler:
             clitic = f"(?:{self.macro(_FILLER_CLITIC, 'filler')})\\s+(?:{word}){{0,{limit - 1}}}"
         if dispatch:
             return f"(?:\\s+{words_after_space}{'|' + clitic if clitic else ''}|\\s*)"
-        spaced_words = f"\\s+(?P<{self._name(fillers)}>{words_after_space})"
+        spaced_words = f"\\s+(?P<{self._name(fillers, words)}>{words_after_space})"
         if clitic is not None:
-            spaced_words += f"|(?P<{self._name(fillers)}>{clitic})"
+            spaced_words += f"|(?P<{self._name(fillers, words)}>{clitic})"
         return f"(?:{spaced_words}|\\s*)"
 
     @staticmethod
-    def _name(fillers: list[str] | None) -> str:
-        """The next filler group's name, recorded in ``fillers``."""
-        name = f"f{len(fillers) if fillers is not None else 0}"
+    def _name(fillers: list[str] | None, words: str | None) -> str:
+        """The next filler group's name, recorded in ``fillers``: ``f<n>`` for a filler
+        of a lexicon entry's words, ``w<n>`` for one of any words (whose words the
+        pack's FILLER_STOP may rule out, engine.pipeline.match)."""
+        name = f"{'f' if words else 'w'}{len(fillers) if fillers is not None else 0}"
         if fillers is not None:
             fillers.append(name)
         return name

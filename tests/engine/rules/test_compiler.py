@@ -223,12 +223,13 @@ def test_target_group_is_the_slot(compiler: PatternCompiler) -> None:
 
 
 def test_filler_groups_are_named_in_order(compiler: PatternCompiler) -> None:
-    """Each {F} is a named group so that negation can be looked for inside it."""
+    """Each {F} is a named group so that negation can be looked for inside it: ``w<n>``
+    for a filler of any words (FILLER_STOP applies), ``f<n>`` for a lexicon entry's."""
     compiled = compiler.compile("{T} are {F}rats and {F:ADV}vermin", WHERE)
-    assert compiled.filler_groups == ("f0", "f1")
+    assert compiled.filler_groups == ("w0", "f1")
     match = re2.compile(compiled.full).search(skeleton("<g> are not rats and just vermin"))
     assert match is not None
-    assert match.group("f0") == "not "
+    assert match.group("w0") == "not "
     assert match.group("f1") == "just "
 
 
@@ -466,11 +467,11 @@ def test_a_listed_clitic_may_run_into_the_word_before_a_filler() -> None:
     )
     compiler.bind_slots(SlotSource(references="(?:they)", determiners=None, tail=None))
     compiled = compiler.compile("{T} {COP} {F}{VERMIN}", WHERE)
-    assert compiled.filler_groups == ("f0", "f1")
+    assert compiled.filler_groups == ("w0", "w1")
     regex = re2.compile(compiled.full)
     spaced = regex.search(skeleton("<g> are really rats"))
-    assert spaced is not None and spaced.group("f0") == "really " and spaced.group("f1") is None
+    assert spaced is not None and spaced.group("w0") == "really " and spaced.group("w1") is None
     for text in ("<g> aren't rats", "<g> arent rats"):
         clitic = regex.search(skeleton(text))
-        assert clitic is not None and clitic.group("f1").startswith("n"), text
+        assert clitic is not None and clitic.group("w1").startswith("n"), text
     assert regex.search(skeleton("<g> arena rats")) is None

@@ -243,7 +243,7 @@ def test_language_subtags_and_case(classifier: Classifier) -> None:
 
 @pytest.mark.parametrize(
     ("code", "confidence"),
-    [("en", "verified"), ("es", "verified"), ("fr", "verified"), ("ar", "experimental")]
+    [("en", "verified"), ("es", "verified"), ("fr", "verified"), ("ar", "verified")]
     + [(c, "experimental") for c in ("ru", "ig", "yo", "ha")],
 )
 def test_language_confidence(classifier: Classifier, code: str, confidence: str) -> None:

@@ -151,15 +151,12 @@ class MentionFinder:
         *,
         anchor_parts: Sequence[int] = (),
         coded_parts: Sequence[int] = (),
-        ascii_spelling: tuple[Sequence[str], str | None] | None = None,
+        ascii_spelling: tuple[Sequence[str], str | None],
     ) -> None:
         self._parts = tuple(parts)
         self._leads = leads
-        # ``ascii_only`` of the parts and of the leads (computed here if not given).
-        ascii_parts, ascii_leads = ascii_spelling or (
-            [ascii_only(part) for part in parts],
-            ascii_only(leads) if leads else None,
-        )
+        # ``ascii_only`` of the parts and of the leads (the compile memo keeps them).
+        ascii_parts, ascii_leads = ascii_spelling
         self._ascii_parts = tuple(ascii_parts)
         self._ascii_leads = ascii_leads
         # Scan anchor entry -> finder group (-1: the lead entry, any group may follow).

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.pipeline.doc import Doc
-from engine.rules.regex_syntax import ascii_only
 from engine.text import re2x, work
 from engine.text.normalize import ASCII_FOLD_SHAPE, Normalized, lower_ascii, normalize
 from engine.text.subject import Subject
@@ -114,7 +113,8 @@ class ScriptScanner:
     The word boundaries around anchors and coded terms are Unicode classes whose
     automata made up most of the Set's compile time; on ASCII bytes their ASCII
     spelling is the same expression, so an English command-line call never pays
-    for them, and a server pays once per spelling its texts need.
+    for them. Once the full spelling is built (``warm``, or a first non-ASCII
+    text) it serves every text.
     """
 
     def __init__(
@@ -124,12 +124,12 @@ class ScriptScanner:
         anchor_count: int,
         coded_entries: Sequence[str],
         by_key: dict[int, list[tuple[int, int]]],
-        ascii_spelling: tuple[Sequence[str], Sequence[str]] | None = None,
+        ascii_spelling: tuple[Sequence[str], Sequence[str]],
     ) -> None:
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
         self._coded_entries = tuple(coded_entries)
-        # ``ascii_only`` of the entries and of the coded entries, when the caller has
-        # them already (the language's compile memo keeps them).
+        # ``ascii_only`` of the entries and of the coded entries (the language's
+        # compile memo keeps them).
         self._ascii_spelling = ascii_spelling
         self._anchor_count = anchor_count
         self._by_key = by_key
@@ -141,13 +141,9 @@ class ScriptScanner:
         with self._lock:
             built = self._ascii if ascii else self._unicode
             if built is None:
-                entries: Sequence[str] = self.entries
-                coded: Sequence[str] = self._coded_entries
-                if ascii and self._ascii_spelling is not None:
-                    entries, coded = self._ascii_spelling
-                elif ascii:
-                    entries = [ascii_only(entry) for entry in entries]
-                    coded = [ascii_only(entry) for entry in coded]
+                entries, coded = (
+                    self._ascii_spelling if ascii else (self.entries, self._coded_entries)
+                )
                 built = Scanner(
                     entries,
                     anchor_count=self._anchor_count,

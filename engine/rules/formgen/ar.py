@@ -82,6 +82,18 @@ MERGED_OUT = frozenset(
 )
 
 
+# Generated forms that are other common words, dropped wherever they come out (also
+# behind the ب/ه/ح markers): the colloquial passive of صفي, "ينصفوا", is also "they are
+# treated fairly" (أنصف), as in "X must be treated fairly".
+COLLISIONS: frozenset[str] = frozenset(
+    {f"{person}نصف{ending}" for person in ("ي", "ت", "ن") for ending in ("", "و", "وا", "ون", "ي")}
+)
+
+
+def _collides(form: str) -> bool:
+    return form in COLLISIONS or (form[:1] in "بهح" and form[1:] in COLLISIONS)
+
+
 # Lemmas whose merged spellings are other common words altogether: اذي (hurt)
 # would give ودي (Egyptian "take": هوديهم = I'll take them) and ازي ("how").
 NO_MERGE = frozenset({"اذي"})
@@ -530,7 +542,8 @@ def verb(lemma: str) -> Paradigm:
         spelled = forms if lemma in NO_MERGE else [v for form in forms for v in merged(form)]
         # A phrasal verb's preposition follows every form, the verbal noun's too
         # ("القضاء علي", "التخلص من").
-        out[slot] = list(dict.fromkeys(_with_tail(spelled, tail)))
+        kept = [form for form in spelled if not _collides(form)]
+        out[slot] = list(dict.fromkeys(_with_tail(kept, tail)))
     return out
 
 

@@ -48,6 +48,7 @@ FOLDS: list[tuple[str, str, str, tuple[int, ...] | None]] = [
     ("arabic run to one", "لاااازم", "لازم", (0, 1, 5, 6)),
     ("arabic lam run to two", "الللاجئين", "اللاجيين", (0, 1, 2, 4, 5, 6, 7, 8)),
     ("double letters untouched", "كلل kill", "كلل kill", None),
+    ("arabic doubled alif to one", "حشراات", "حشرات", (0, 1, 2, 3, 5)),
     ("spaced then repeated", "k i i i l l", "kill", (0, 2, 8, 10)),
     ("arabic taa marbuta", "مدرسة", "مدرسه", None),
     ("arabic tatweel", "ســلام", "سلام", (0, 3, 4, 5)),

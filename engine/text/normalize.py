@@ -94,9 +94,10 @@ _ASCII_FILTER = program(ASCII_FOLD_SHAPE)
 _SEPARATORS = frozenset(" .-_*")
 
 # Runs of three or more of one letter are emphasis, never spelling, in every
-# script the packs cover; so is a doubled alif, which Arabic never writes twice. A run keeps two letters where the letter is often
-# doubled in real words ("kill", "free", "too", "الل" of li + al), one
-# elsewhere ("kiiiill" -> "kill", "لاااازم" -> "لازم", "زيييك" -> "زيك").
+# script the packs cover; so is a doubled alif, which Arabic never writes twice.
+# A run keeps two letters where the letter is often doubled in real words
+# ("kill", "free", "too", "الل" of li + al), one elsewhere ("kiiiill" -> "kill",
+# "لاااازم" -> "لازم", "زيييك" -> "زيك").
 _REPEAT = re.compile(r"([^\W\d_])\1{2,}|(ا)ا+")
 _REPEAT_TO_ONE = frozenset("aiuyаиуыэюяёابتثجحخدذرزسشصضطظعغفقكمنهويءة")
 

@@ -119,12 +119,21 @@ class RequestEdge:
         scope[SCOPE_KEY] = note
         id_header = (REQUEST_ID_HEADER, request_id.encode("ascii"))
         status = 0
+        method: str = scope["method"]
+        # HEAD is answered as GET without the body (RFC 9110 §9.3.2): load balancers
+        # and uptime checks probe /health that way. FastAPI's GET routes answer GET
+        # only, so the request goes in as a GET and only its body is dropped here.
+        head = method == "HEAD"
+        if head:
+            scope = {**scope, "method": "GET"}
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message = {**message, "headers": [*message.get("headers", ()), id_header]}
+            elif head and message["type"] == "http.response.body" and message.get("body"):
+                message = {**message, "body": b""}
             await send(message)
 
         deadline = _Deadline(receive, loop, started + self.body_timeout_s, self.body_timeout_s)
@@ -145,11 +154,12 @@ class RequestEdge:
             )
         finally:
             deadline.close()
-            self._record(scope, note, status or 499, loop.time() - started)
+            self._record(scope, method, note, status or 499, loop.time() - started)
 
-    def _record(self, scope: Scope, note: RequestNote, status: int, seconds: float) -> None:
+    def _record(
+        self, scope: Scope, method: str, note: RequestNote, status: int, seconds: float
+    ) -> None:
         route = note.route or _route_of(scope)
-        method: str = scope["method"]
         self.metrics.request(method, route, status, seconds)
         if not access_log.isEnabledFor(logging.INFO):
             return

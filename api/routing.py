@@ -27,7 +27,7 @@ from starlette.routing import BaseRoute, Match, Mount, Router
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-# Every method the API might be asked; HEAD is answered wherever GET is (Starlette).
+# Every method the API might be asked; HEAD is answered wherever GET is (api.edge).
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _TWIN_KEY = "harmwatch.slash_twin"
 
@@ -85,6 +85,8 @@ def allowed_methods(routes: Sequence[BaseRoute], scope: Scope) -> list[str]:
             for method in METHODS:
                 if route.matches(_probe(candidate, method=method))[0] is Match.FULL:
                     methods.add(method)
+        if "GET" in methods:
+            methods.add("HEAD")
         if methods:
             return sorted(methods)
     return []

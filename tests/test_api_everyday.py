@@ -201,6 +201,8 @@ def test_a_wrong_method_names_every_allowed_one(
         expected = set().union(
             *(operations[other] for other, regex in templates.items() if regex.match(path))
         )
+        if "GET" in expected:  # HEAD is answered wherever GET is
+            expected.add("HEAD")
         wrong = next(m for m in ("PUT", "PATCH", "DELETE", "POST", "GET") if m not in expected)
         for spelling in (path, twin_path(path)):
             assert spelling is not None
@@ -211,11 +213,30 @@ def test_a_wrong_method_names_every_allowed_one(
 
 
 def test_allow_on_the_pages_and_their_assets(client: TestClient) -> None:
-    assert client.post("/docs").headers["allow"] == "GET"
-    assert client.delete("/").headers["allow"] == "GET"
+    assert client.post("/docs").headers["allow"] == "GET, HEAD"
+    assert client.delete("/").headers["allow"] == "GET, HEAD"
     answer = client.post(f"{ASSETS}/swagger-ui.css")
     assert answer.status_code == 405
     assert answer.headers["allow"] == "GET, HEAD"
+
+
+@pytest.mark.parametrize(
+    "path", ["/health", "/health/", "/openapi.json", "/docs", "/", "/tracking"]
+)
+def test_head_is_answered_as_get_without_a_body(client: TestClient, path: str) -> None:
+    """Load balancers and uptime checks probe with HEAD (RFC 9110: the GET's headers)."""
+    got, head = client.get(path), client.head(path)
+    assert head.status_code == got.status_code == 200
+    assert head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"]
+    assert head.headers["content-length"] == got.headers["content-length"]
+    assert head.headers["x-request-id"]
+
+
+def test_head_is_no_way_around_a_post_route(client: TestClient) -> None:
+    answer = client.head("/classify/")
+    assert answer.status_code == 405
+    assert answer.headers["allow"] == "POST"
 
 
 # -- every problem at once --------------------------------------------------------------------

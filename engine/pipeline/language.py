@@ -27,6 +27,12 @@ from engine.text import re2x
 
 # A pattern's second dispatch part must need at least this many characters.
 SECOND_PART_MIN_CHARS = 3
+# ... except in Arabic, written without short vowels: its two-letter parts (four bytes)
+# are as selective as three Latin letters, and asking for them too halved the
+# candidates of an Arabic text naming a group (about 10 to 5 on make perf's corpus).
+SECOND_PART_MIN_CHARS_BY_LANGUAGE = {"ar": 2}
+# At most this many parts are asked for: the key and up to three others.
+DISPATCH_PARTS_MAX = 4
 
 
 class LanguagePipeline:
@@ -200,8 +206,9 @@ class LanguagePipeline:
         self.patterns: list[PatternInfo] = []
         entries: list[str] = list(set_entries)
         entry_index: dict[str, int] = {}
-        # key entry -> [(pattern, the other entry it needs, or -1)], in pattern order.
-        by_key: dict[int, list[tuple[int, int]]] = {}
+        # key entry -> [(pattern, the other entries it needs)], in pattern order.
+        by_key: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        second_min = SECOND_PART_MIN_CHARS_BY_LANGUAGE.get(code, SECOND_PART_MIN_CHARS)
         for row in root.rows:
             for index, spec in enumerate(pack.patterns.get(row.id, ())):
                 compiled = compiler.compile(spec.regex, f"{where}: row {row.id}: pattern {index}")
@@ -217,15 +224,18 @@ class LanguagePipeline:
                     )
                 )
                 # The most specific part (the longest minimum match) is the key: its
-                # presence is a necessary condition. The next most specific one, when
-                # it needs at least SECOND_PART_MIN_CHARS, must be present too: that
-                # halves the candidates of a text naming a group (patterns sharing a
-                # key such as "should" or a lexicon word), each a DFA pass over the
-                # text. Shorter parts (a copula, "be") would make the scan report
-                # dozens of hits per text for little filtering.
+                # presence is a necessary condition. The next most specific ones (up
+                # to DISPATCH_PARTS_MAX in all), when they need at least
+                # SECOND_PART_MIN_CHARS, must be present too: that halves the
+                # candidates of a text naming a group (patterns sharing a key such as
+                # "should" or a lexicon word), each a DFA pass over the text. Shorter
+                # parts (a copula, "be") would make the scan report dozens of hits
+                # per text for little filtering.
                 ranked = sorted(compiled.components, key=self._min_length, reverse=True)
                 parts = ranked[:1] + [
-                    part for part in ranked[1:2] if self._min_length(part) >= SECOND_PART_MIN_CHARS
+                    part
+                    for part in ranked[1:DISPATCH_PARTS_MAX]
+                    if self._min_length(part) >= second_min
                 ] or [compiled.dispatch]
                 ids: list[int] = []
                 for part in parts:
@@ -234,8 +244,8 @@ class LanguagePipeline:
                         entries.append(part)
                     ids.append(entry_index[part])
                 key = max(ids, key=lambda i: self._min_length(entries[i]))
-                others = [i for i in ids if i != key]
-                by_key.setdefault(key, []).append((pattern_index, others[0] if others else -1))
+                others = tuple(dict.fromkeys(i for i in ids if i != key))
+                by_key.setdefault(key, []).append((pattern_index, others))
         self.scanner = ScriptScanner(
             entries,
             anchor_count=len(set_entries),

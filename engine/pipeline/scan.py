@@ -53,9 +53,9 @@ class Scanner:
         *,
         anchor_count: int,
         coded_entries: Sequence[str],
-        by_key: dict[int, list[tuple[int, int]]],
+        by_key: dict[int, list[tuple[int, tuple[int, ...]]]],
     ) -> None:
-        # key entry -> [(pattern, the other entry it needs, or -1)], in pattern order.
+        # key entry -> [(pattern, the other entries it needs)], in pattern order.
         self._by_key = by_key
         self._keys = frozenset(by_key)
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
@@ -96,8 +96,8 @@ class Scanner:
         # Most hits are second parts, anchors or keys of no candidate here: only
         # the keys among them are walked.
         for key in seen & self._keys:
-            for pattern_index, other in by_key[key]:
-                if other < 0 or other in seen:
+            for pattern_index, others in by_key[key]:
+                if seen.issuperset(others):
                     patterns.append(pattern_index)
         patterns.sort()
         anchors = sorted(self._anchor_ids.intersection(hits))
@@ -123,7 +123,7 @@ class ScriptScanner:
         *,
         anchor_count: int,
         coded_entries: Sequence[str],
-        by_key: dict[int, list[tuple[int, int]]],
+        by_key: dict[int, list[tuple[int, tuple[int, ...]]]],
         ascii_spelling: tuple[Sequence[str], Sequence[str]],
     ) -> None:
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics

@@ -245,6 +245,9 @@ class Cues(Strict):
     reporting: list[str]
     condemnation: list[str]
     clause_breaks: list[str]
+    # Phrases that call what was just said false ("that's a myth", "eso es mentira"):
+    # right after a match, with nothing but punctuation between, they rebut it.
+    rebuttal: list[str] = Field(default_factory=list)
 
 
 class BenignContext(Strict):

@@ -36,6 +36,7 @@ __all__ = [
 # The generator of each language and its version. Bumping a version makes every
 # committed forms file of that language stale until `make taxonomy-forms` runs.
 GENERATORS: dict[str, str] = {
+    "en": "en-lemminflect/1",
     "fr": "fr-paradigms/1",
     "es": "es-paradigms/2",
     "ru": "ru-pymorphy3/2",
@@ -72,6 +73,12 @@ SLOTS: dict[str, tuple[str, ...]] = {
 # person, aspect and number (Hausa "za su kashe", Igbo "ndị", Yoruba "àwọn").
 _RU_CASES = ("nom", "gen", "dat", "acc", "ins", "loc")
 LANGUAGE_SLOTS: dict[str, dict[str, tuple[str, ...]]] = {
+    # English: base form (infinitive, imperative, present but the third person
+    # singular), -s, simple past, past participle, -ing; nouns singular and plural.
+    "en": {
+        "verb": ("inf", "pres3", "past", "pp", "ger"),
+        "noun": ("s", "p"),
+    },
     "ru": {
         "verb": (
             "inf",  # infinitive

@@ -1,5 +1,5 @@
 """Counter-speech: a match reported (a reporting cue, or quotation marks) and
-condemned in the sentences around it."""
+condemned in the sentences around it, or rebutted right after it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ from engine.pipeline.doc import Doc, Hit
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
 
+# How much punctuation and space may stand between a match and its rebuttal, and how
+# far a rebuttal cue may run: the search after a match is bounded, so it stays linear.
+REBUTTAL_GAP = 8
+REBUTTAL_CUE_CHARS = 120
+
 
 class CounterSpeech:
     reason: ClassVar[SuppressionReason] = "counter_speech"
@@ -18,10 +23,19 @@ class CounterSpeech:
         self.condemnation = cues.list("condemnation")
         self.exceptions = cues.list("negation_exceptions")
         self.reporting = cues.list("reporting")
-        self.finders: tuple[CueFinder, ...] = (self.condemnation, self.exceptions, self.reporting)
+        self.rebuttal = cues.list("rebuttal")
+        self.finders: tuple[CueFinder, ...] = (
+            self.condemnation,
+            self.exceptions,
+            self.reporting,
+            self.rebuttal,
+        )
         self.reach = windows.counter_speech_sentences
 
     def check(self, doc: Doc, hit: Hit) -> Suppression | None:
+        rebutted = self._rebutted(doc, hit) if doc.may_find(self.rebuttal) else None
+        if rebutted is not None:
+            return rebutted
         if not doc.may_find(self.condemnation):
             return None
         start, end = hit.start, hit.end
@@ -51,3 +65,20 @@ class CounterSpeech:
         _, condemned = doc.original(*condemnation)
         span = doc.norm.to_original(cue_start, cue_end)
         return Suppression("counter_speech", f"{reported} … {condemned}", span)
+
+    def _rebutted(self, doc: Doc, hit: Hit) -> Suppression | None:
+        """A rebuttal cue that follows the match with nothing but punctuation and spaces
+        between ("X control the banks? That's a myth.", "que X ... es mentira").
+
+        Only right after the match: "X are vermin and the moon landing? a hoax" rebuts
+        the moon landing, not the match, and a word between the two says so.
+        """
+        end = hit.end
+        limit = min(len(doc.text), end + REBUTTAL_GAP + REBUTTAL_CUE_CHARS)
+        for cue_start, cue_end in doc.cues(self.rebuttal, end, limit):
+            gap = doc.text[end:cue_start]
+            if len(gap) > REBUTTAL_GAP or any(ch.isalnum() for ch in gap):
+                return None
+            _, rebuttal = doc.original(cue_start, cue_end)
+            return Suppression("counter_speech", rebuttal, doc.norm.to_original(cue_start, cue_end))
+        return None

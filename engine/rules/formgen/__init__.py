@@ -18,9 +18,10 @@ from typing import Any
 import yaml
 
 from engine.rules import morphology
-from engine.rules.formgen import ar, es, fr, ha, ig, ru, yo
+from engine.rules.formgen import ar, en, es, fr, ha, ig, ru, yo
 
 PARADIGMS: dict[str, ModuleType] = {
+    "en": en,
     "fr": fr,
     "es": es,
     "ru": ru,
@@ -30,10 +31,10 @@ PARADIGMS: dict[str, ModuleType] = {
     "ar": ar,
 }
 # Languages whose generated forms are checked against simplemma's lemma table
-# (Russian forms come from pymorphy3 and are checked against simplemma's table,
-# an independent source). Hausa, Igbo and Yoruba have no table: their forms are
-# hand-written and reviewed as such.
-ATTESTED: frozenset[str] = frozenset({"fr", "es", "ru", "ar"})
+# (Russian forms come from pymorphy3 and English ones from LemmInflect; each is
+# checked against simplemma's table, an independent source). Hausa, Igbo and
+# Yoruba have no table: their forms are hand-written and reviewed as such.
+ATTESTED: frozenset[str] = frozenset({"en", "fr", "es", "ru", "ar"})
 # Each language module names its generators after the part of speech they inflect.
 GENERATOR_OF_POS: dict[str, str] = {"verb": "verb", "adj": "adjective", "noun": "noun"}
 

@@ -352,19 +352,30 @@ class MentionFinder:
         return group
 
 
-_PAUSE = re.compile(r'"|\.{2,}')
+# Emoji that decorate a post between its words ("X are 🤮 parasites", "X 🙄 are
+# rats"): pictographs, emoticons, transport, symbols and dingbats, with their skin
+# tones. Left out, so that a pack may read them as words: the animal blocks
+# (U+1F400-1F43F: 🐀 🐍 🐒 🐷; U+1F980-1F9AF: 🦍 🦟; U+1FAB0-1FABF: 🪳 🪱) and the
+# enclosed alphanumerics and flags (U+1F100-1F1FF: 🅱).
+_EMOJI = (
+    "\U0001f300-\U0001f3ff\U0001f440-\U0001f5ff\U0001f600-\U0001f64f"
+    "\U0001f680-\U0001f6ff\U0001f900-\U0001f97f\U0001f9b0-\U0001f9ff"
+    "\U0001fa70-\U0001faaf\U0001fac0-\U0001faff\u2600-\u27bf\u2b00-\u2bff"
+)
+_PAUSE = re.compile(f'"|\\.{{2,}}|[{_EMOJI}]')
 
 
 def _unquoted(segment: str) -> str:
-    """A skeleton segment with quote marks and ellipses turned into spaces.
+    """A skeleton segment with quote marks, ellipses and emoji turned into spaces.
 
     Normalization folds every quote mark (« » “ ” „) to '"' and NFKC spells "…"
-    as "..."; between a group and its predicate ('X "are" vermin', "X… vermin")
-    they are emphasis or a pause, not a clause break, so full patterns (whose
-    spaces match whitespace only) read through them. Same length, so offsets
-    are kept; suppression cues still read the normalized text, quotes included.
+    as "..."; between a group and its predicate ('X "are" vermin', "X… vermin",
+    "X are 🤮 vermin") they are emphasis or a pause, not a clause break, so full
+    patterns (whose spaces match whitespace only) read through them. Each is one
+    character and becomes one space, so offsets are kept; suppression cues still
+    read the normalized text, quotes and emoji included.
     """
-    if '"' not in segment and ".." not in segment:
+    if segment.isascii() and '"' not in segment and ".." not in segment:
         return segment
     return _PAUSE.sub(lambda m: " " * len(m.group()), segment)
 

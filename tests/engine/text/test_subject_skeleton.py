@@ -297,3 +297,14 @@ def test_plain_mentions_from_the_glued_pass_are_the_plain_finders(
     assert glued == matcher.find(subject, glued=True)
     if plain is not None:
         assert plain == matcher.find(subject)
+
+
+def test_skeleton_reads_through_decorating_emoji() -> None:
+    """An emoji between words becomes one space per character, so a pattern's space
+    reads through it and offsets are kept; animal emoji stay for the packs to read."""
+    text = "muslims 🙄 are 🤮🤮 rats 🐀👍🏽"
+    skeleton = Skeleton.build(text, [Mention(0, 7, MUSLIM, "term")])
+    assert skeleton.text == f"{GROUP_MARK}   are    rats 🐀  "
+    assert len(skeleton.text) == len(text) - 6
+    end = len(skeleton.text)
+    assert skeleton.to_normalized(0, end) == (0, len(text))

@@ -7,14 +7,23 @@ are reproducible field for field.
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 import engine
 from engine import Classifier, LoadedTaxonomy, Settings, load_taxonomy
 
 FIXED_NOW = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+
+# Property tests draw the same examples on every run and machine: a suite that passes
+# must pass again on CI. Counterexamples found while developing become @example rows.
+# HYPOTHESIS_PROFILE=explore draws fresh examples (and remembers failures) instead.
+hypothesis_settings.register_profile("deterministic", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 @pytest.fixture(scope="session")

@@ -136,11 +136,6 @@ class LanguagePipeline:
                 set_entries.append(f"(?:^|{NOT_WORD}){mods}")
         # Scan anchor entry -> finder part (the entries so far pair up with the parts).
         anchor_parts = list(range(len(set_entries)))
-        if leads:
-            # One presence entry for a group word run into a lead: a lead before each
-            # anchor's entry would copy the lead thirty times into the Set.
-            set_entries.append(f"(?:^|{NOT_WORD})(?:{leads})(?:{'|'.join(finder_parts)})")
-            anchor_parts.append(-1)  # any group word may follow the lead
         # Coded terms (English lexicon only): those that name a group anchor too.
         # Ambiguous forms are a second finder part and scan entry, behind their gate.
         self.coded: list[CodedInfo] = []
@@ -183,6 +178,12 @@ class LanguagePipeline:
                         coded_parts[-1] = len(finder_parts)
                         finder_parts.append(body)
                         finder_groups.append((info, "coded"))
+        if leads:
+            # One presence entry for a group word run into a lead: a lead before each
+            # anchor's entry would copy the lead thirty times into the Set. Built after
+            # the coded terms, which a lead may run into as well ("them)))").
+            set_entries.append(f"(?:^|{NOT_WORD})(?:{leads})(?:{'|'.join(finder_parts)})")
+            anchor_parts.append(-1)  # any group word may follow the lead
         *ascii_parts, ascii_leads = self._ascii("finder", [*finder_parts, leads or ""])
         self.mentions = MentionFinder(
             finder_parts,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.classifier import Classifier
@@ -168,6 +168,9 @@ def test_the_ascii_set_answers_as_the_unicode_set_on_ascii_bytes(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(text=_texts())
+# A coded term run into a GLUE_LEAD word ("them)))"): the lead's scan entry must cover it.
+@example(text="muslims(((them)))")
+@example(text="x them))) y")
 def test_mentions_of_the_scanned_subset_are_those_of_every_group_word(
     english: LanguagePipeline, text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, StrictBool, StrictInt
 
 from engine.result import SuppressionReason
 from engine.rules.models import MechanismName
@@ -465,16 +465,42 @@ class ObserveResponse(_Response):
 
 
 class IngestItem(_Request):
-    """One observation of a bulk ingest; its checks are those of observe."""
+    """One observation of a bulk ingest; its checks are those of observe.
 
-    source_id: str = Field(examples=["acct:1"])
-    text: str = Field(examples=[HARMFUL_TEXT])
-    # No published pattern or format here: a bad item is listed in the 200 answer's errors
-    # (SPEC section 6), not refused with the whole request as a schema violation would be.
-    published_at: str | None = Field(default=None, examples=["2026-01-02T03:04:05Z"])
-    url: str | None = Field(default=None, examples=["https://example.org/posts/123"])
-    metadata: dict[str, Any] | None = Field(default=None)
-    language: str | None = Field(default=None, max_length=MAX_LANGUAGE_CHARS, examples=["en"])
+    The schema says what each field should be, but the model does not enforce the
+    values or their JSON types (``SkipValidation``): an item with a bad value, a
+    number for a url or a list for metadata included, is listed in the 200 answer's
+    errors with its index (SPEC section 6), while the other items are appended, as
+    ``track ingest`` does with the same row. Only the shape is the body's: an item
+    that is not an object, lacks ``source_id`` or ``text``, or has an unknown field
+    makes the request a 422. ``store.ingest`` checks every value, naming the field
+    (the route adds the language length, which only the API limits).
+    """
+
+    source_id: SkipValidation[str] = Field(examples=["acct:1"])
+    text: SkipValidation[str] = Field(examples=[HARMFUL_TEXT])
+    published_at: SkipValidation[str | None] = Field(
+        default=None,
+        description="When the source published the text, as in observe (ISO-8601 with a "
+        "time zone). Default: the observation time.",
+        examples=["2026-01-02T03:04:05Z"],
+        json_schema_extra=PUBLISHED_AT_SCHEMA,
+    )
+    url: SkipValidation[str | None] = Field(
+        default=None,
+        description=f"Where it was published: an http(s) URL of at most {MAX_URL_CHARS} "
+        "characters.",
+        examples=["https://example.org/posts/123"],
+        json_schema_extra=URL_SCHEMA,
+    )
+    metadata: SkipValidation[dict[str, Any] | None] = Field(
+        default=None,
+        description=f"A JSON object kept with the record, as in observe (at most "
+        f"{MAX_METADATA_BYTES} bytes, nested at most {MAX_METADATA_DEPTH} deep).",
+    )
+    language: SkipValidation[str | None] = Field(
+        default=None, max_length=MAX_LANGUAGE_CHARS, examples=["en"]
+    )
 
 
 class IngestRequest(_Request):

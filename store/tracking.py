@@ -485,6 +485,15 @@ _EXISTING = select(observations.c.published_at, observations.c.content_hash).whe
     observations.c.source_id == bindparam("sid"),
     observations.c.published_at.in_(bindparam("ats", expanding=True)),
 )
+# ... and, for rows without a published_at, the source's records of those texts that were
+# themselves appended undated (published_at defaulted to observed_at; see ``_new_entries``).
+# No index serves content_hash: this reads the source's records, once per chunk that holds
+# undated rows, and only with skip_existing.
+_EXISTING_UNDATED = select(observations.c.content_hash).where(
+    observations.c.source_id == bindparam("sid"),
+    observations.c.published_at == observations.c.observed_at,
+    observations.c.content_hash.in_(bindparam("hashes", expanding=True)),
+)
 # Verify's second pass, for a chain whose publication order is not its seq order.
 PUBLICATION_ORDER = (
     select(
@@ -716,9 +725,11 @@ def append_many(
     the chunk is written (when the caller commits) or none is.
 
     ``skip_existing``: an entry whose (content_hash, published_at) the source
-    already has, or an earlier entry of the chunk has, is left out (checked
-    under the source's lock, so two concurrent ingests of one file append it
-    once). The profile is None when every entry was left out.
+    already has, or an earlier entry of the chunk has, is left out; an undated
+    entry, one whose content_hash the source holds from an undated append
+    (``_new_entries``). Checked under the source's lock, so two concurrent
+    ingests of one file append it once. The profile is None when every entry
+    was left out.
     """
     validate_source_id(source_id)
     if not entries:
@@ -738,7 +749,7 @@ def append_many(
         _check_head(conn, source_id, locked)
     stamp = format_observed_at(observed_at or datetime.now(UTC))
     if skip_existing:
-        entries, prepared = _new_entries(conn, source_id, entries, prepared, stamp, locked.total)
+        entries, prepared = _new_entries(conn, source_id, entries, prepared, locked.total)
         if not entries:
             return [], None
     prev_hash = locked.head
@@ -838,20 +849,35 @@ def _new_entries(
     source_id: str,
     entries: Sequence[Entry],
     prepared: list[_Prepared],
-    stamp: str,
     total: int,
 ) -> tuple[list[Entry], list[_Prepared]]:
-    """The entries whose (content_hash, published_at) neither the source nor an earlier
-    entry has: one read through the publication index for the chunk's times."""
-    wanted = {entry.evidence.published_at or stamp for entry in entries}
-    seen: set[tuple[str, str]] = set()
-    if total:
-        found = conn.execute(_EXISTING, {"sid": source_id, "ats": sorted(wanted)})
-        seen = {(str(content_hash), str(at)) for at, content_hash in found}
+    """The entries the source does not hold yet, nor an earlier entry of the chunk.
+
+    A dated entry repeats a record with the same (content_hash, published_at). An
+    undated one (no published_at: the append would publish it "now") repeats a record
+    with the same content_hash that was itself appended undated, i.e. whose
+    published_at is its observed_at: otherwise "now" would differ on every rerun and
+    an undated row would be appended again each time. An undated entry never repeats
+    a dated record (the same text published at a known time is another claim), and
+    the same text observed undated twice is kept once: without a publication time
+    nothing tells a repost from a rerun. Version-1 records (published_at =
+    observed_at) count as undated, which they were.
+    """
+    dated = {each.evidence.published_at for each in entries if each.evidence.published_at}
+    undated = {
+        each.classification.content_hash for each in entries if each.evidence.published_at is None
+    }
+    seen: set[tuple[str, str | None]] = set()
+    if total and dated:
+        found = conn.execute(_EXISTING, {"sid": source_id, "ats": sorted(dated)})
+        seen.update((str(content_hash), str(at)) for at, content_hash in found)
+    if total and undated:
+        hashes = conn.execute(_EXISTING_UNDATED, {"sid": source_id, "hashes": sorted(undated)})
+        seen.update((str(content_hash), None) for content_hash in hashes.scalars())
     kept: list[Entry] = []
     kept_prepared: list[_Prepared] = []
     for entry, ready in zip(entries, prepared, strict=True):
-        key = (entry.classification.content_hash, entry.evidence.published_at or stamp)
+        key = (entry.classification.content_hash, entry.evidence.published_at)
         if key in seen:
             continue
         seen.add(key)

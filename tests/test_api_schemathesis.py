@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
-from schemathesis.checks import positive_data_acceptance
+from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 from schemathesis.specs.openapi.checks import allow_header_conformance
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
@@ -61,12 +61,17 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 # state the date-time format and the URL scheme, not "not after now" or "one spelling".
 # /tracking/ingest is also /tracking/{source_id} for a source named "ingest" (a valid id), so
 # a 405 there truthfully allows GET and DELETE beside the documented POST.
+# An ingest item that breaks the item schema (a number for a url, a list for metadata) is
+# listed in the 200 answer's errors while the other items are appended (SPEC section 6), so
+# schema-violating bodies are not all rejected there; what is (a body that is not an object,
+# 0 or over 1,000 items, an item that is not an object or lacks text, an unknown field) is
+# tested in tests/test_tracking_ingest.py.
 NOT_ALWAYS_ACCEPTED = {
     "/benchmark/run": [positive_data_acceptance],
     "/tracking/{source_id}/verify": [positive_data_acceptance],
     "/tracking/{source_id}": [positive_data_acceptance],
     "/tracking/{source_id}/observe": [positive_data_acceptance],
-    "/tracking/ingest": [allow_header_conformance],
+    "/tracking/ingest": [allow_header_conformance, negative_data_rejection],
 }
 
 

@@ -184,8 +184,64 @@ def test_ingest_appends_the_valid_items_and_lists_the_others(
     assert profile["first_observed_at"] == "2025-02-01T00:00:00.000000Z"
     assert client.get(f"/tracking/{source}/verify").json()["intact"]
     again = client.post("/tracking/ingest", json={"items": items, "skip_existing": True}).json()
-    # The two dated items are there already; the undated one is published "now" again.
-    assert (again["appended"], again["skipped"]) == (1, 2)
+    # The dated items are there at their times; the undated one was appended undated.
+    assert (again["appended"], again["skipped"]) == (0, 3)
+    assert client.get(f"/tracking/{other}").json()["observation_count"] == 1
+
+
+def test_an_undated_ingest_rerun_appends_nothing(client: TestClient, source: str) -> None:
+    """Rows without published_at are published "now" at each run: a rerun matches them by
+    text against the records that were themselves appended undated, never a dated one."""
+    dated = {"source_id": source, "text": KILL, "published_at": "2025-01-01T00:00:00Z"}
+    assert client.post("/tracking/ingest", json={"items": [dated]}).json()["appended"] == 1
+    items = [
+        {"source_id": source, "text": VERMIN},
+        {"source_id": source, "text": CALM, "url": "https://example.org/a"},
+        {"source_id": source, "text": KILL},  # the same text as the dated record
+        {"source_id": source, "text": VERMIN},  # a repeat within the request
+    ]
+    body = {"items": items, "skip_existing": True}
+    first = client.post("/tracking/ingest", json=body).json()
+    assert (first["appended"], first["skipped"], first["errors"]) == (3, 1, [])
+    for _ in range(2):
+        again = client.post("/tracking/ingest", json=body).json()
+        assert (again["appended"], again["skipped"], again["errors"]) == (0, 4, [])
+    # An undated observe of a text counts too: its record is undated like an ingested one.
+    assert client.post(f"/tracking/{source}/observe", json={"text": CALM + "!"}).status_code == 201
+    repeat = {"items": [{"source_id": source, "text": CALM + "!"}], "skip_existing": True}
+    assert client.post("/tracking/ingest", json=repeat).json()["skipped"] == 1
+    assert client.get(f"/tracking/{source}").json()["observation_count"] == 5
+    assert client.get(f"/tracking/{source}/verify").json()["intact"]
+
+
+@pytest.mark.parametrize(
+    ("item", "needle"),
+    [
+        ({"metadata": ["a", "list"]}, "metadata must be a JSON object"),
+        ({"metadata": "text"}, "metadata must be a JSON object"),
+        ({"url": 12}, "url must be a string"),
+        ({"url": {"href": "https://example.org"}}, "url must be a string"),
+        ({"published_at": 1735689600}, "published_at must be a string"),
+        ({"published_at": True}, "published_at must be a string"),
+        ({"language": 7}, "language must be a string"),
+        ({"language": "x" * 65}, "language is 65 characters; the limit is 64"),
+        ({"text": 42}, "text must be a string"),
+        ({"source_id": ["acct"]}, "source_id must be a string"),
+    ],
+)
+def test_a_wrongly_typed_item_is_listed_and_the_others_appended(
+    client: TestClient, source: str, item: dict[str, Any], needle: str
+) -> None:
+    bad = {"source_id": source, "text": VERMIN, **item}
+    items = [{"source_id": source, "text": CALM}, bad, {"source_id": source, "text": KILL}]
+    response = client.post("/tracking/ingest", json={"items": items})
+    assert response.status_code == 200, response.text
+    payload = response.json()
+    wire.IngestResponse.model_validate(payload)
+    assert payload["appended"] == 2
+    assert [error["index"] for error in payload["errors"]] == [1]
+    assert needle in payload["errors"][0]["detail"]
+    assert client.get(f"/tracking/{source}").json()["observation_count"] == 2
 
 
 @pytest.mark.parametrize(
@@ -196,9 +252,13 @@ def test_ingest_appends_the_valid_items_and_lists_the_others(
         {"items": [{"source_id": "a"}]},
         {"items": [{"source_id": "a", "text": "x", "colour": "red"}]},
         {"rows": []},
+        {"items": [{"source_id": "a", "text": "x"}], "skip_existing": "yes"},
+        {"items": ["a text, not an item"]},
+        {"items": {"source_id": "a", "text": "x"}},
+        ["not", "an", "object"],
     ],
 )
-def test_a_malformed_ingest_body_is_a_422(client: TestClient, body: dict[str, Any]) -> None:
+def test_a_malformed_ingest_body_is_a_422(client: TestClient, body: object) -> None:
     detail(client.post("/tracking/ingest", json=body))
 
 
@@ -308,6 +368,25 @@ def test_cli_ingest_appends_valid_rows_lists_the_rest_and_reruns_idempotently(
     assert shown["chain"]["intact"]
     assert shown["profile"]["current_severity"] == 3  # published last, appended first
     assert shown["profile"]["peak_severity"] == 4
+
+
+def test_cli_ingest_rerun_of_undated_rows_appends_nothing(cli: Settings, tmp_path: Path) -> None:
+    path = tmp_path / "undated.csv"
+    path.write_text(
+        f'source_id,text,published_at\nacct:u,"{VERMIN}",\nacct:u,{CALM},\n'
+        f"acct:v,{CALM},\nacct:u,{KILL},2025-01-02T00:00:00Z\n",
+        encoding="utf-8",
+    )
+    first = run(["track", "ingest", str(path), "--skip-existing", "--json"], cli)
+    assert first.exit_code == 0, (first.stdout, first.stderr)
+    assert orjson.loads(first.stdout) == {"appended": 4, "skipped": 0, "errors": []}
+    for _ in range(2):
+        again = run(["track", "ingest", str(path), "--skip-existing", "--json"], cli)
+        assert again.exit_code == 0, (again.stdout, again.stderr)
+        assert orjson.loads(again.stdout) == {"appended": 0, "skipped": 4, "errors": []}
+    assert count(cli) == 4
+    # Without --skip-existing a rerun appends every row again, as before.
+    assert orjson.loads(run(["track", "ingest", str(path), "--json"], cli).stdout)["appended"] == 4
 
 
 def test_cli_ingest_reads_csv_with_column_options(cli: Settings, tmp_path: Path) -> None:

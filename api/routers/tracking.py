@@ -26,11 +26,13 @@ from api.edge import record_classified
 from api.encoding import json_response
 from api.limits import check_texts
 from api.models import (
+    MAX_LANGUAGE_CHARS,
     MAX_OFFSET,
     Checkpoint,
     ErrorMessage,
     ForgetQuery,
     Forgotten,
+    IngestItem,
     IngestRequest,
     IngestResponse,
     ListingQuery,
@@ -63,7 +65,7 @@ from store import (
 from store.checkpoints import Checkpoint as SignedCheckpoint
 from store.checkpoints import CheckpointError, parse
 from store.evidence import make_evidence
-from store.ingest import IngestRow, ingest
+from store.ingest import IngestError, IngestRow, ingest
 from store.reading import export_file_name, export_lines, observations_page
 from store.redaction import InvalidReasonError, forget, forget_checkpoints, redact
 
@@ -132,18 +134,7 @@ async def ingest_route(request: Request) -> Response:
     others are appended: the answer is 200 either way. Only a malformed body is a 422."""
     services = services_of(request)
     body = await parse_body(request, IngestRequest)
-    rows = [
-        IngestRow(
-            position=index,
-            source_id=item.source_id,
-            text=item.text,
-            language=item.language,
-            published_at=item.published_at,
-            url=item.url,
-            metadata=item.metadata,
-        )
-        for index, item in enumerate(body.items)
-    ]
+    rows = [_ingest_row(index, item) for index, item in enumerate(body.items)]
     trust = services.trust
     report = await run_in_threadpool(
         ingest,
@@ -158,6 +149,27 @@ async def ingest_route(request: Request) -> Response:
         after_commit=trust.after_commit,
     )
     return json_response(report.to_dict("index"), 200)
+
+
+def _ingest_row(index: int, item: IngestItem) -> IngestRow | IngestError:
+    """The item as ``store.ingest`` reads it. Its values are unchecked (any JSON type: see
+    ``IngestItem``); ingest checks them all but the language's length, which observe's
+    schema limits and the CLI does not, so it is checked here."""
+    language = item.language
+    if isinstance(language, str) and len(language) > MAX_LANGUAGE_CHARS:
+        return IngestError(
+            index,
+            f"language is {len(language)} characters; the limit is {MAX_LANGUAGE_CHARS}",
+        )
+    return IngestRow(
+        position=index,
+        source_id=item.source_id,
+        text=item.text,
+        language=language,
+        published_at=item.published_at,
+        url=item.url,
+        metadata=item.metadata,
+    )
 
 
 @router.get(

@@ -629,6 +629,12 @@ _SERIES = (
     .where(observations.c.source_id == bindparam("sid"))
     .order_by(observations.c.seq)
 )
+# The same three columns in publication order, read through the (covering) publication index.
+_PUBLICATION_SERIES = (
+    select(observations.c.seq, observations.c.published_at, observations.c.severity)
+    .where(observations.c.source_id == bindparam("sid"))
+    .order_by(observations.c.published_at, observations.c.seq)
+)
 # A prefix compared as a substring, not LIKE (whose case folding and escapes differ
 # between backends) nor a key range (which a PostgreSQL locale collation reorders).
 _PREFIX = (
@@ -1385,6 +1391,15 @@ def severity_series(source_id: str, *, session: SessionLike) -> Iterator[tuple[i
     conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
     for seq, observed_at, severity in conn.execute(_SERIES, {"sid": source_id}):
         yield int(seq), str(observed_at), int(severity)
+
+
+def publication_series(source_id: str, *, session: SessionLike) -> Iterator[tuple[int, str, int]]:
+    """``(seq, published_at, severity)`` of every record in publication order (ties by seq),
+    streamed: the order the profile reads (SPEC 5a), so a timeline drawn from it shows the
+    trend the source had when it published, a backfilled archive included."""
+    conn = _connection(session).execution_options(yield_per=STREAM_BATCH)
+    for seq, published_at, severity in conn.execute(_PUBLICATION_SERIES, {"sid": source_id}):
+        yield int(seq), str(published_at), int(severity)
 
 
 def source_ids_with_prefix(prefix: str, *, session: SessionLike, limit: int = 20) -> list[str]:

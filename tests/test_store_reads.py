@@ -2,7 +2,8 @@
 
 ``verify_source(progress=...)`` reports per batch and can be cancelled by
 raising; ``observations_between`` pages a chain by seq range;
-``severity_series`` streams three columns only; ``source_ids_with_prefix``
+``severity_series`` streams three columns only (``publication_series`` the same
+in publication order); ``source_ids_with_prefix``
 matches a literal prefix (no LIKE wildcards, no case folding). Batches are
 made small with ``STREAM_BATCH`` so that short chains cross several of them.
 """
@@ -20,7 +21,9 @@ from store import (
     Store,
     TrackingRules,
     append,
+    make_evidence,
     observations_between,
+    publication_series,
     severity_series,
     source_ids_with_prefix,
     verify_source,
@@ -174,6 +177,47 @@ def test_severity_series_can_stop_early(store: Store, chain: list[Any], small_ba
         assert [next(series)[0], next(series)[0]] == [1, 2]
         series.close()
         assert [o.seq for o in observations_between("acct:1", 1, 1, session=session)] == [1]
+
+
+def test_publication_series_follows_publication_time_not_append_order(
+    store: Store, rules: TrackingRules, small_batches: int
+) -> None:
+    """A backfilled archive: records appended late but published early come first, so a
+    timeline drawn from the series shows the trend the source had (ties go by seq)."""
+    published = [
+        ("2026-03-01T00:00:00Z", 0),  # appended first, published last but one
+        ("2025-01-01T00:00:00Z", 4),  # the archive: older publications, appended after
+        ("2025-01-02T00:00:00Z", 3),
+        ("2025-01-02T00:00:00Z", 2),  # the same time as the one before: seq decides
+        ("2026-03-02T00:00:00Z", 1),
+    ]
+    with store.transaction(write=True) as session:
+        for step, (when, severity) in enumerate(published):
+            content = f"archive record {step}"
+            append(
+                "archive:1",
+                classified(severity, content),
+                text=content,
+                store_text=True,
+                rules=rules,
+                session=session,
+                observed_at=at(100 + step),
+                evidence=make_evidence(published_at=when),
+            )
+    with store.transaction() as session:
+        series = list(publication_series("archive:1", session=session))
+        chain = list(severity_series("archive:1", session=session))
+        assert list(publication_series("nobody", session=session)) == []
+    assert [(seq, severity) for seq, _, severity in series] == [
+        (2, 4),
+        (3, 3),
+        (4, 2),
+        (1, 0),
+        (5, 1),
+    ]
+    assert [stamp for _, stamp, _ in series] == sorted(stamp for _, stamp, _ in series)
+    assert series[0][1] == "2025-01-01T00:00:00.000000Z"
+    assert [seq for seq, _, _ in chain] == [1, 2, 3, 4, 5]  # the chain stays in append order
 
 
 # -- source_ids_with_prefix -------------------------------------------------------------

@@ -12,6 +12,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from rich.text import Text
 from textual.widgets import Input, Static
 
 from engine import Settings
-from store import VerifyResult, append, list_profiles, open_store
+from store import VerifyResult, append, list_profiles, make_evidence, open_store
 from tests.tui.conftest import SIZE, T0, AppFactory, seed, settle, wait_ready
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.messages import (
@@ -271,6 +272,65 @@ async def test_enter_opens_the_source_with_profile_and_timeline(
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, SourcesScreen)
+
+
+async def test_a_backfilled_sources_timeline_follows_publication_time(
+    make_app: AppFactory, tui_settings: Settings, engine_service: EngineService
+) -> None:
+    """An archive loaded after the live records: the strip is drawn in publication order
+    (the escalation the source went through in 2025 first, today's calm last), as the
+    profile reads it, and the table shows each record's publication time."""
+    appended = [  # (text, published_at), in append order
+        (BENIGN[0], "2026-02-01T09:00:00Z"),
+        (BENIGN[1], "2026-02-02T09:00:00Z"),
+        (SEV1, "2025-06-01T00:00:00Z"),
+        (SEV2, "2025-06-02T00:00:00Z"),
+        (SEV4, "2025-06-03T00:00:00Z"),
+    ]
+    rules = engine_service.tracking_rules()
+    store = open_store(tui_settings)
+    try:
+        with store.transaction(write=True) as session:
+            for step, (text, when) in enumerate(appended):
+                append(
+                    "archive:late",
+                    engine_service.classify(text),
+                    text=text,
+                    store_text=True,
+                    rules=rules,
+                    session=session,
+                    observed_at=T0 + timedelta(days=30, minutes=step),
+                    evidence=make_evidence(published_at=when, now=T0 + timedelta(days=31)),
+                )
+    finally:
+        store.dispose()
+    severities = {text: engine_service.classify(text).severity for text, _ in appended}
+    assert severities[SEV4] > severities[SEV1] > 0 == severities[BENIGN[0]]
+    seen: list[object] = []
+    app = make_app()
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await wait_ready(pilot)
+        app.call_later(app.open_source, "archive:late")
+        await settle(pilot)
+        binned = [m for m in seen if isinstance(m, TimelineBinned)]
+        assert binned and binned[-1].source_id == "archive:late"
+        timeline = binned[-1]
+        by_publication = sorted(appended, key=lambda pair: pair[1])
+        assert timeline.bins == [severities[text] for text, _ in by_publication]
+        assert (timeline.first, timeline.last) == (
+            "2025-06-01T00:00:00.000000Z",
+            "2026-02-02T09:00:00.000000Z",
+        )
+        screen = app.screen
+        assert isinstance(screen, SourceScreen)
+        assert screen.query_one(SeverityTimeline).bins == timeline.bins
+        table = screen.query_one("#source-observations", PagedTable)
+        newest = table.row_at(0)  # the table stays in chain order: seq 5 first
+        assert isinstance(newest, ObservationRow)
+        assert newest.observation.seq == 5
+        assert newest[0] == "2025-06-03 00:00"  # its publication time, not its append time
+        profile = screen.query_one(ProfileCard).profile
+        assert profile is not None and profile.current_severity == severities[BENIGN[1]]
 
 
 async def test_enter_on_an_observation_opens_its_text_in_classify(

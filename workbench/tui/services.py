@@ -305,11 +305,13 @@ class StoreService:
             return observations_between(source_id, max(1, first), last, session=session)
 
     def severity_series(self, source_id: str) -> Iterator[tuple[int, str, int]]:
-        """Streamed ``(seq, observed_at, severity)``; the transaction lasts while it is read."""
-        from store import severity_series
+        """Streamed ``(seq, published_at, severity)`` in publication order, as the profile
+        reads them (a backfill lands where it was published, not where it was appended);
+        the transaction lasts while it is read."""
+        from store import publication_series
 
         with self.store.transaction() as session:
-            yield from severity_series(source_id, session=session)
+            yield from publication_series(source_id, session=session)
 
     def verify(
         self,

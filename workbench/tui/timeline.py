@@ -31,7 +31,7 @@ class Timeline:
 
 
 class TimelineBinner:
-    """Folds ``(seq, observed_at, severity)`` records, in chain order, into ``width`` bins.
+    """Folds ``(seq, published_at, severity)`` records, in publication order, into ``width`` bins.
 
     ``total`` is the expected record count (the profile's observation_count):
     record ``i`` goes to bin ``i * bins // total``. Records beyond ``total``
@@ -51,8 +51,8 @@ class TimelineBinner:
         self.first: str | None = None
         self.last: str | None = None
 
-    def add(self, observed_at: str, severity: int) -> None:
-        """One record, in chain order."""
+    def add(self, published_at: str, severity: int) -> None:
+        """One record, in publication order (the order the profile's window follows)."""
         index = self.records * self.width // self.total if self.total else 0
         index = min(index, self.width - 1)
         if len(self._window) == self._window.maxlen:
@@ -67,8 +67,8 @@ class TimelineBinner:
             self.bins[index] = max(self.bins[index], severity)
             self.averages[index] = average
         if self.first is None:
-            self.first = observed_at
-        self.last = observed_at
+            self.first = published_at
+        self.last = published_at
         self.records += 1
 
     def result(self) -> Timeline:
@@ -80,8 +80,8 @@ def bin_series(
 ) -> Timeline:
     """Bin a whole series at once (the worker does the same with a cancel check)."""
     binner = TimelineBinner(width, total, window)
-    for _seq, observed_at, severity in series:
-        binner.add(observed_at, severity)
+    for _seq, published_at, severity in series:
+        binner.add(published_at, severity)
     return binner.result()
 
 

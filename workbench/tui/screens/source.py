@@ -2,9 +2,12 @@
 
 Pushed over Sources (``app.open_source``), so ``escape`` goes back to the
 list where it was. Three workers read the store: the profile
-(``ProfileLoaded``), the timeline (the severity series streamed and binned
-to the strip's width in O(width) memory, ``TimelineBinned``), and the
-observation pages (``PagedTable``, by seq range, never a deep OFFSET).
+(``ProfileLoaded``), the timeline (the severity series streamed in
+publication order, as the profile reads it, and binned to the strip's width
+in O(width) memory, ``TimelineBinned``), and the observation pages
+(``PagedTable``, by seq range, never a deep OFFSET). The table stays in chain
+order and shows each record's publication time: a backfilled record shows
+its old date among newer ones, which is what it is.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
     from workbench.tui.services import StoreService
 
 COLUMNS = (
-    Column("time", 16),
+    Column("published", 16),
     Column("mechanism", 17),
     Column("sev", 3, justify="right"),
     Column("record", 8),
@@ -81,7 +84,7 @@ def observation_row(observation: Observation, variables: Mapping[str, str]) -> O
         shown = Text("text not stored", style="dim")
     row = ObservationRow(
         (
-            short_time(observation.observed_at),
+            short_time(observation.published_at or observation.observed_at),
             observation.harm_mechanism or "—",
             Text(str(observation.severity), severity_style(variables, observation.severity)),
             observation.record_hash[:8],
@@ -260,8 +263,8 @@ class SourceScreen(WorkbenchScreen):
         binner = TimelineBinner(width, total, window)
         series = self.services.store.severity_series(source_id)
         try:
-            for _seq, observed_at, severity in series:
-                binner.add(observed_at, severity)
+            for _seq, published_at, severity in series:
+                binner.add(published_at, severity)
                 if binner.records % CANCEL_CHECK_EVERY == 0 and worker.is_cancelled:
                     return
         except StoreError as exc:

@@ -1,11 +1,12 @@
 """A source's history in three rows: severity blocks, rolling-average sparkline, dates.
 
-The owning screen bins the chain in a worker (``workbench.tui.timeline``) and
-hands this widget the bins; the widget only draws. Row one is one block per
-bin, ``▁▂▄▆█`` for severity 0..4 in that severity's theme colour, so a single
-harmful record in a long quiet stretch still shows. Row two is Textual's
-``Sparkline`` of the rolling average per bin, the same width as the strip, so
-the two line up. Row three gives the first and last observation dates.
+The owning screen bins the chain, in publication order, in a worker
+(``workbench.tui.timeline``) and hands this widget the bins; the widget only
+draws. Row one is one block per bin, ``▁▂▄▆█`` for severity 0..4 in that
+severity's theme colour, so a single harmful record in a long quiet stretch
+still shows. Row two is Textual's ``Sparkline`` of the rolling average per
+bin, the same width as the strip, so the two line up. Row three gives the
+first and last publication dates.
 """
 
 from __future__ import annotations

@@ -281,6 +281,61 @@ async def test_f10_records_the_text_as_an_observation(make_app: AppFactory) -> N
         assert f"recorded as seq 1 of forum-alice; risk {profile.risk_level}" in notices(app)
 
 
+async def test_f10_records_an_optional_publication_time_and_url(make_app: AppFactory) -> None:
+    """The dialog's two optional fields go into the record as observe's evidence; a bad
+    value is explained in the dialog, naming the field, and nothing is recorded until fixed.
+    (The app's clock is fixed at 2026-03-01 12:00 UTC, so a later time is in the future.)"""
+    seen: list[object] = []
+    app = make_app()
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await wait_ready(pilot)
+        await show(pilot, HARMFUL)
+        await pilot.press("f10")
+        await pilot.pause()
+        assert isinstance(app.screen, ObserveScreen)
+        dialog = app.screen
+        dialog.query_one("#observe-source", Input).value = "forum-carol"
+        published = dialog.query_one("#observe-published", Input)
+        url = dialog.query_one("#observe-url", Input)
+        for bad_time, bad_url, needle in [
+            ("2026-01-02 03:04", "", "published_at has no time zone"),
+            ("yesterday", "", "published_at must be an ISO-8601"),
+            ("2026-03-02T12:00:00Z", "", "published_at lies 86400 s in the future"),
+            ("", "ftp://example.org/x", "url must be an http:// or https:// URL"),
+        ]:
+            published.value, url.value = bad_time, bad_url
+            published.focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert app.screen is dialog
+            assert shown(dialog.query_one("#observe-error", Static)).startswith(needle)
+        assert not of_type(seen, TextObserved)
+        published.value = "2026-02-10T08:30:00+01:00"
+        url.value = "https://example.org/thread/7"
+        url.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ClassifyScreen)
+        observed = of_type(seen, TextObserved)
+        assert len(observed) == 1
+        observation = observed[0].observation
+        assert (observation.source_id, observation.seq) == ("forum-carol", 1)
+        assert observation.published_at == "2026-02-10T07:30:00.000000Z"
+        assert observation.url == "https://example.org/thread/7"
+        assert observation.record_version == 2
+        profile = await asyncio.to_thread(app.services.store.profile, "forum-carol")
+        assert profile.last_observed_at == "2026-02-10T07:30:00.000000Z"
+        # Blank fields: published "now" (the append's own clock), no url.
+        await pilot.press("f10")
+        await pilot.pause()
+        app.screen.query_one("#observe-source", Input).value = "forum-carol"
+        await pilot.press("enter")
+        await settle(pilot)
+        second = of_type(seen, TextObserved)[-1].observation
+        assert second.seq == 2 and second.url is None
+        assert second.published_at == second.observed_at
+
+
 async def test_f10_completes_a_known_source(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -150,7 +150,8 @@ def test_observe_refuses_an_invalid_source_id(
     """The observe dialog (f10) after entering an id with a space.
 
     You should see the dialog "Record as an observation" over the screen, the
-    field holding "two words" and, in red, "source_id must not contain
+    source field holding "two words", the two optional fields (published at,
+    url) showing their placeholders and, in red, "source_id must not contain
     whitespace (U+0020 at character 4; ...)".
     """
     load = showing("Honestly, those migrants are vermin.", "en", "f10")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from engine import Classification, Classifier, Settings
     from engine.benchmark import Regression, Suite
-    from store import Observation, SourceProfile, Store, TrackingRules, VerifyResult
+    from store import Evidence, Observation, SourceProfile, Store, TrackingRules, VerifyResult
     from store.trust import Trust
 
 ClassifyItem = tuple[str, str | None, str | None]
@@ -259,6 +259,22 @@ class StoreService:
             return str(exc)
         return None
 
+    def check_evidence(self, published_at: str, url: str, now: datetime) -> Evidence | str:
+        """The observe dialog's optional publication time and url, checked as every observe
+        checks them (a blank field gives no value): the evidence, or why not, naming the
+        field and the limit (no database call)."""
+        from store import InvalidEvidenceError, make_evidence
+
+        try:
+            return make_evidence(
+                published_at=published_at.strip() or None,
+                url=url.strip() or None,
+                now=now,
+                max_future_skew_s=self.settings.max_future_skew_s,
+            )
+        except InvalidEvidenceError as exc:
+            return str(exc)
+
     def suggest_source_id(self, prefix: str) -> str | None:
         """The first known source id starting with ``prefix``; None if none or no store.
 
@@ -381,10 +397,17 @@ class StoreService:
         return checkpoint.seq, trust.archive.save(checkpoint)
 
     def observe(
-        self, source_id: str, text: str, result: Classification, rules: TrackingRules
+        self,
+        source_id: str,
+        text: str,
+        result: Classification,
+        rules: TrackingRules,
+        evidence: Evidence | None = None,
     ) -> tuple[Observation, SourceProfile]:
-        """Append one classified text in its own write transaction (all or nothing)."""
+        """Append one classified text in its own write transaction (all or nothing), with
+        the evidence ``check_evidence`` gave (none: published "now", no url)."""
         from store import append
+        from store.evidence import NO_EVIDENCE
 
         with self.store.transaction(write=True) as session:
             appended = append(
@@ -396,6 +419,7 @@ class StoreService:
                 session=session,
                 signer=self.trust.signer,
                 taxonomy_digest=self.taxonomy_digest(),
+                evidence=evidence or NO_EVIDENCE,
             )
         self.trust.after_commit([appended[0]])
         return appended

@@ -27,7 +27,7 @@ from engine.languages import AUTO
 from workbench.tui.formatting import Palette, palette_from
 from workbench.tui.messages import ClassifyFailed, JobFailed, TextClassified, TextObserved
 from workbench.tui.screens.base import WorkbenchScreen
-from workbench.tui.screens.observe import ObserveScreen
+from workbench.tui.screens.observe import ObserveChoice, ObserveScreen
 from workbench.tui.widgets.signal_list import SignalList
 from workbench.tui.widgets.span_view import SpanView
 from workbench.tui.widgets.verdict_bar import VerdictBar
@@ -357,22 +357,26 @@ class ClassifyScreen(WorkbenchScreen):
         verdict = "harmful" if result.is_harmful else "not harmful"
         summary = f"{len(text):,} characters, {verdict}, severity {result.severity}."
 
-        def chosen(source_id: str | None) -> None:
-            if source_id is not None and not self._observing:
+        def chosen(choice: ObserveChoice | None) -> None:
+            if choice is not None and not self._observing:
                 self._observing = True
-                self._observe(source_id, text, result)
+                self._observe(choice, text, result)
 
         self.app.push_screen(ObserveScreen(summary), chosen)
 
     @work(thread=True, exclusive=True, group="observe", exit_on_error=False)
-    def _observe(self, source_id: str, text: str, result: Classification) -> None:
-        """Append the text and verdict to the source's chain (one write transaction)."""
+    def _observe(self, choice: ObserveChoice, text: str, result: Classification) -> None:
+        """Append the text, verdict and evidence to the source's chain (one write transaction)."""
         from store import StoreError
 
         services = self.services
         try:
             observation, profile = services.store.observe(
-                source_id, text, result, services.engine.tracking_rules()
+                choice.source_id,
+                text,
+                result,
+                services.engine.tracking_rules(),
+                choice.evidence,
             )
         except (StoreError, OSError) as exc:
             lines = str(exc).strip().splitlines()

@@ -244,3 +244,67 @@ def test_validate_failures_csv_and_tsv_parse(
     assert [row[0] for row in table[1:]] == [f["id"] or "" for f in report["failures"]]
     assert len(table) == 1 + len(report["failures"]) >= 2
     assert all(len(row) == len(table[0]) for row in table)
+
+
+def test_track_show_rows_carry_published_at_and_url(db_url: str) -> None:
+    """Record version 2 evidence (SPEC 5a) in every listing format of track show."""
+    url = "https://example.org/posts/" + "9" * 40
+    ok(
+        [
+            "track",
+            "observe",
+            "acct:1",
+            VERMIN,
+            "--published-at",
+            "2026-01-02T03:04:05+02:00",
+            "--url",
+            url,
+            "--json",
+        ],
+        db_url,
+    )
+    observe(db_url, ("acct:1", CALM))
+    shown = json.loads(ok(["track", "show", "acct:1", "--json"], db_url))["observations"]
+    for flag, delimiter in (("--csv", ","), ("--tsv", "\t")):
+        table = rows(ok(["track", "show", "acct:1", flag], db_url), delimiter=delimiter)
+        assert table[0][:4] == ["source_id", "seq", "observed_at", "published_at"]
+        assert "url" in table[0]
+        record = [dict(zip(table[0], row, strict=True)) for row in table[1:]]
+        assert [r["published_at"] for r in record] == [o["published_at"] for o in shown]
+        assert record[1]["published_at"] == "2026-01-02T01:04:05.000000Z"
+        assert [r["url"] for r in record] == ["", url]
+        assert [r["record_hash"] for r in record] == [o["record_hash"] for o in shown]
+    assert shown[1]["url"] == url  # --json is as it was: the observation's own fields
+
+
+GATE_HEADER = [
+    "id",
+    "text",
+    "language",
+    "expected_harmful",
+    "expected_mechanism",
+    "got_harmful",
+    "got_mechanism",
+    "correct",
+]
+
+
+@pytest.mark.parametrize(("flag", "delimiter"), [(None, "\t"), ("--csv", ","), ("--tsv", "\t")])
+def test_validate_dehumanization_lists_every_sample(
+    monkeypatch: pytest.MonkeyPatch, classifier: Classifier, flag: str | None, delimiter: str
+) -> None:
+    """Piped without a flag it is TSV with a header, like every listing."""
+    monkeypatch.setattr("workbench.commands.validate.build_classifier", lambda _s: classifier)
+    args = ["validate", "dehumanization"]
+    report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    result = CliRunner().invoke(app, args if flag is None else [*args, flag])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    table = rows(result.stdout, delimiter=delimiter)
+    assert table[0] == GATE_HEADER
+    assert len(table) == 1 + len(report["results"]) == 19
+    for row, expected in zip(table[1:], report["results"], strict=True):
+        record = dict(zip(GATE_HEADER, row, strict=True))
+        assert record["id"] == expected["id"]
+        assert record["text"] == expected["text"]
+        assert record["correct"] == ("true" if expected["correct"] else "false")
+        assert record["got_mechanism"] == (expected["got_mechanism"] or "")

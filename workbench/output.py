@@ -8,18 +8,22 @@ through ``visible`` and as ``Text`` objects, never as markup strings.
 
 from __future__ import annotations
 
+import copy
 import csv
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
 import typer
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich._ratio import ratio_distribute
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.panel import Panel
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from engine import Classification, Signal
@@ -73,30 +77,148 @@ def _span(span: Sequence[int]) -> str:
     return f"{span[0]}–{span[1]}"
 
 
+class FittedTable(Table):
+    """A table that keeps every column at any width and never cuts what a column must keep.
+
+    Rich shrinks a table that does not fit by cutting no-wrap cells with an ellipsis
+    and can give a ratio column no room at all, so on a narrow terminal ids were cut
+    or whole columns vanished. Here the widths are chosen before Rich sees them: a
+    column with ``min_width`` may shrink to it (folding or, where the column says so,
+    cutting free text), every other column keeps its whole width. When even the
+    minimums do not fit, each row is printed as a block of ``header  value`` lines
+    instead, so no column is ever dropped.
+    """
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.columns:
+            yield from Table.__rich_console__(self, console, options)
+            return
+        widths = self.fit_widths(console, options)
+        if widths is None:
+            yield from console.render(self._stacked(options.max_width), options)
+            return
+        fitted = copy.copy(self)
+        fitted.columns = [
+            replace(column, width=width, ratio=None)
+            for column, width in zip(self.columns, widths, strict=True)
+        ]
+        fitted.expand = False
+        yield from Table.__rich_console__(fitted, console, options)
+
+    def fit_widths(self, console: Console, options: ConsoleOptions) -> list[int] | None:
+        """Each column's content width at ``options.max_width``, or None when the
+        minimums do not fit.
+
+        From the minimums, the columns without a ratio (labels, times, counts) grow back
+        first, evenly, so that a verdict or a time is whole before a long text or id gets
+        more; the columns with a ratio (ids, hashes, free text) then share what is left
+        by their ratios. No column grows beyond its whole width until every one is
+        whole; then, if the table expands, the ratio columns share the rest.
+        """
+        count = len(self.columns)
+        padding = sum(self._get_padding_width(index) for index in range(count))
+        room = options.max_width - self._extra_width - padding
+        natural = [self._natural_width(console, options, column) for column in self.columns]
+        ratios = [column.ratio or 0 for column in self.columns]
+        widths = [
+            width if column.min_width is None else min(width, column.min_width)
+            for column, width in zip(self.columns, natural, strict=True)
+        ]
+        spare = room - sum(widths)
+        if spare < 0:
+            return None
+        for flexible in (False, True):
+            short = [
+                i for i in range(count) if bool(ratios[i]) == flexible and widths[i] < natural[i]
+            ]
+            while spare > 0 and short:
+                index = min(short, key=lambda i: (widths[i] / (ratios[i] or 1), i))
+                widths[index] += 1
+                spare -= 1
+                if widths[index] == natural[index]:
+                    short.remove(index)
+        if self.expand and spare > 0 and any(ratios):
+            widths = [
+                width + extra
+                for width, extra in zip(widths, ratio_distribute(spare, ratios), strict=True)
+            ]
+        return widths
+
+    @staticmethod
+    def _natural_width(console: Console, options: ConsoleOptions, column: Column) -> int:
+        """The width the column's widest line (header included) needs, unfolded."""
+        cells = [column.header, *column.cells]
+        return max(1, *(Measurement.get(console, options, cell).maximum for cell in cells))
+
+    def _stacked(self, width: int) -> RenderableType:
+        """Every row as ``header  value`` lines, rows apart by a blank line."""
+        headers = [
+            column.header if isinstance(column.header, Text) else Text(str(column.header))
+            for column in self.columns
+        ]
+        label_width = min(max(header.cell_len for header in headers), max(8, width // 3))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=label_width, style="bold", overflow="fold")
+        grid.add_column(width=max(1, width - label_width - 2), overflow="fold")
+        columns = [list(column.cells) for column in self.columns]
+        for row in range(self.row_count):
+            if row:
+                grid.add_row()
+            for column, header, cells in zip(self.columns, headers, columns, strict=True):
+                grid.add_row(header, _stacked_cell(cells[row], column))
+        parts: list[RenderableType] = []
+        if self.title is not None:
+            parts.append(
+                Text(str(self.title), "bold") if isinstance(self.title, str) else self.title
+            )
+        parts.append(grid)
+        if self.caption is not None:
+            caption = self.caption
+            parts.append(Text(str(caption), "dim") if isinstance(caption, str) else caption)
+        return Group(*parts)
+
+
+def _stacked_cell(cell: RenderableType, column: Column) -> RenderableType:
+    """A cell outside its column, keeping the column's overflow and no-wrap choice."""
+    if isinstance(cell, str):
+        cell = Text(cell)
+    if not isinstance(cell, Text):
+        return cell
+    shown = cell.copy()
+    shown.overflow = cell.overflow or column.overflow
+    shown.no_wrap = cell.no_wrap if cell.no_wrap is not None else column.no_wrap
+    return shown
+
+
 def report_table(
     title: str | None = None, *, expand: bool = False, show_edge: bool = False
 ) -> Table:
-    """The workbench's one table style: a bold title on the left over a single header rule."""
-    return Table(
+    """The workbench's one table style: a bold title on the left over a single header rule.
+
+    Columns that hold ids or hashes fold (``overflow="fold"``) and never get
+    ``no_wrap``; a column that may shrink says how far with ``min_width``.
+    """
+    return FittedTable(
         title=title,
         title_justify="left",
         title_style="bold",
         box=box.SIMPLE_HEAD,
         expand=expand,
         pad_edge=False,
+        collapse_padding=True,  # two spaces between columns: more room on a narrow terminal
         show_edge=show_edge,
     )
 
 
 def _signal_table(title: str, signals: Sequence[Signal], *, suppressed: bool) -> Table:
     table = report_table(title, expand=True)
-    table.add_column("Row", no_wrap=True)
-    table.add_column("Mechanism", no_wrap=True)
+    table.add_column("Row", min_width=8, overflow="fold")  # a taxonomy id: folded, never cut
+    table.add_column("Mechanism", min_width=10, overflow="fold")
     table.add_column("Weight", justify="right", no_wrap=True)
-    table.add_column("Matched text", ratio=1, overflow="fold")
+    table.add_column("Matched text", ratio=1, min_width=8, overflow="fold")
     table.add_column("Span", no_wrap=True)
     if suppressed:
-        table.add_column("Suppressed by", ratio=1, overflow="fold")
+        table.add_column("Suppressed by", ratio=1, min_width=10, overflow="fold")
     for signal in signals:
         mechanism = signal.harm_mechanism + (" (coded)" if signal.source == "dogwhistle" else "")
         weight = f"{signal.weight:.2f}"
@@ -149,7 +271,7 @@ def _facts(result: Classification, label: str) -> Table:
             "Amplified",
             f"×{amp.factor:.2f} by {amp.provider or '?'} {amp.model_version or ''}".rstrip(),
         )
-    facts.add_row("Content", f"sha256 {result.content_hash[:12]}…")
+    facts.add_row("Content", f"sha256 {result.content_hash}")
     facts.add_row("Taxonomy", result.taxonomy_version)
     facts.add_row("Timestamp", result.timestamp)
     return facts

@@ -193,7 +193,7 @@ def _capability_table(
         f"Benchmark suite {report['suite_version']} · taxonomy {report['taxonomy_version']}",
         show_edge=True,
     )
-    table.add_column("Capability", no_wrap=True)
+    table.add_column("Capability", min_width=10, overflow="fold")
     table.add_column("Cases", justify="right")
     table.add_column("Passed", justify="right")
     table.add_column("Pass rate", justify="right")
@@ -222,17 +222,19 @@ def _failure_table(
     failures: Sequence[tuple[str, Mapping[str, Any]]], labels: Mapping[str, str]
 ) -> Table:
     table = report_table("Failures", expand=True, show_edge=True)
-    table.add_column("Capability", ratio=2, overflow="fold")
-    table.add_column("Text", ratio=4, overflow="fold")
+    table.add_column("Capability", ratio=2, min_width=10, overflow="fold")
+    table.add_column("Case", ratio=2, min_width=8, overflow="fold")  # ids fold, never cut
+    table.add_column("Text", ratio=4, min_width=8, overflow="fold")
     table.add_column("Lang", no_wrap=True)
-    table.add_column("Expected", no_wrap=True)
-    table.add_column("Got", no_wrap=True)
+    table.add_column("Expected", min_width=10, overflow="fold")
+    table.add_column("Got", min_width=10, overflow="fold")
     for capability, failure in failures:
         shown = visible(failure["text"])
         if len(shown) > TEXT_CHARS:
             shown = shown[: TEXT_CHARS - 1] + "…"
         table.add_row(
             capability,
+            Text(visible(str(failure["case"]))),
             Text(shown),
             Text(visible(failure["language"])),
             _verdict(failure["expected"], labels),

@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 
 EXIT_BROKEN = 1
 TEXT_CHARS = 60
+# A table may fold a time (2026-01-02T03:04:05.123456Z) once, after the seconds' point.
+TIME_MIN = 20
 RISK_STYLES = {"critical": "bold red", "elevated": "red", "watch": "yellow", "low": "green"}
 TREND_MARKS = {"escalating": "↑ escalating", "de-escalating": "↓ de-escalating", "stable": "stable"}
 
@@ -340,7 +342,8 @@ def show(
     out.print(
         Panel(
             _profile_facts(profile, rules, chain),
-            title=Text(visible(profile.source_id), "bold"),
+            # The id is the first fact, where it folds: a panel title would cut a long one.
+            title=Text("Source profile", "bold"),
             title_align="left",
             border_style=RISK_STYLES.get(profile.risk_level, "white"),
             padding=(0, 1),
@@ -357,6 +360,7 @@ def _profile_facts(
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="dim", no_wrap=True)
     facts.add_column(overflow="fold")
+    facts.add_row("Source", Text(visible(profile.source_id), "bold"))
     facts.add_row("Risk", Text(profile.risk_level, RISK_STYLES.get(profile.risk_level, "")))
     facts.add_row("Current severity", Text(profile.current_severity_label, "bold"))
     facts.add_row(
@@ -409,11 +413,17 @@ def _observations_table(
     observations: Sequence[Observation], rules: TrackingRules, total: int
 ) -> Table:
     table = report_table(f"Latest {len(observations)} of {total} observations", expand=True)
+    with_url = any(observation.url is not None for observation in observations)
+    # Times, labels, urls and hashes fold (whole, over several lines); only the text is cut.
     table.add_column("Seq", justify="right", no_wrap=True)
-    table.add_column("Observed at", no_wrap=True)
-    table.add_column("Severity", no_wrap=True)
-    table.add_column("Text", ratio=2, min_width=12, overflow="ellipsis", no_wrap=True)
-    table.add_column("Record hash", ratio=1, min_width=16, overflow="fold")  # whole, folded
+    # Publication time over observation time (the profile reads the first, the chain
+    # the second): one column, so the two times fit beside the rest.
+    table.add_column("Published / observed", min_width=TIME_MIN, overflow="fold")
+    table.add_column("Severity", min_width=8, overflow="fold")
+    table.add_column("Text", ratio=1, min_width=8, overflow="ellipsis", no_wrap=True)
+    if with_url:
+        table.add_column("URL", ratio=1, min_width=10, overflow="fold")
+    table.add_column("Record hash", ratio=1, min_width=16, overflow="fold")
     for observation in observations:
         if observation.redacted is not None:
             shown = Text(_clip(redaction_label(observation.redacted)), "dim")
@@ -421,13 +431,16 @@ def _observations_table(
             shown = Text("(not kept)", "dim")
         else:
             shown = Text(_clip(visible(observation.text)))
-        table.add_row(
+        cells: list[RenderableType] = [
             str(observation.seq),
-            observation.observed_at,
+            Text(observation.published_at) + Text("\n") + Text(observation.observed_at, "dim"),
             rules.label(observation.harm_mechanism, observation.severity),
             shown,
-            observation.record_hash,
-        )
+        ]
+        if with_url:
+            cells.append(Text(visible(observation.url)) if observation.url else Text("—", "dim"))
+        cells.append(observation.record_hash)
+        table.add_row(*cells)
     return table
 
 
@@ -435,10 +448,12 @@ OBSERVATION_COLUMNS = (
     "source_id",
     "seq",
     "observed_at",
+    "published_at",
     "severity",
     "harm_mechanism",
     "label",
     "text",
+    "url",
     "record_hash",
 )
 
@@ -453,10 +468,12 @@ def _observation_row(observation: Observation, rules: TrackingRules) -> tuple[ob
         observation.source_id,
         observation.seq,
         observation.observed_at,
+        observation.published_at,
         observation.severity,
         observation.harm_mechanism or "",
         rules.label(observation.harm_mechanism, observation.severity),
         text,
+        observation.url,
         observation.record_hash,
     )
 
@@ -547,13 +564,14 @@ def _profile_row(profile: SourceProfile) -> tuple[object, ...]:
 def _profiles_table(page: Sequence[SourceProfile], total: int, offset: int) -> Table:
     shown = f"{offset + 1}–{offset + len(page)} of {total}" if page else f"none of {total}"
     table = report_table(f"Sources ({shown})", expand=True)
-    table.add_column("Source", ratio=1, overflow="fold")
+    # The id takes what the others leave and folds; labels and times fold too, never cut.
+    table.add_column("Source", ratio=1, min_width=12, overflow="fold")
     table.add_column("Risk", no_wrap=True)
-    table.add_column("Current severity", no_wrap=True)
+    table.add_column("Current severity", min_width=8, overflow="fold")
     table.add_column("Avg", justify="right", no_wrap=True)
-    table.add_column("Trend", no_wrap=True)
+    table.add_column("Trend", min_width=8, overflow="fold")
     table.add_column("Obs", justify="right", no_wrap=True)
-    table.add_column("Last seen", no_wrap=True)
+    table.add_column("Last seen", min_width=TIME_MIN, overflow="fold")
     for profile in page:
         table.add_row(
             Text(visible(profile.source_id)),
@@ -762,10 +780,10 @@ def _verify_table(results: Sequence[VerifyResult]) -> RenderableType:
     if not results:
         return Text("no sources are tracked yet")
     table = report_table(expand=True)
-    table.add_column("Source", ratio=1, overflow="fold")
+    table.add_column("Source", ratio=1, min_width=12, overflow="fold")
     table.add_column("Chain", no_wrap=True)
     table.add_column("Checked", justify="right", no_wrap=True)
-    table.add_column("Head hash / where it breaks", ratio=3, min_width=64, overflow="fold")
+    table.add_column("Head hash / where it breaks", ratio=3, min_width=16, overflow="fold")
     for result in results:
         name = Text(visible(result.source_id) if result.source_id else "—")
         if result.intact:

@@ -240,18 +240,29 @@ GateOption = Annotated[
 ]
 
 
-def dehumanization(ctx: typer.Context, gate: GateOption = None, as_json: JsonFlag = False) -> None:
+def dehumanization(
+    ctx: typer.Context,
+    gate: GateOption = None,
+    as_json: JsonFlag = False,
+    as_csv: CsvFlag = False,
+    as_tsv: TsvFlag = False,
+) -> None:
     """Run the legacy phase-1 gate: a fixed, balanced set of dehumanization samples
     stored with the taxonomy, scored on the harmful/not-harmful decision.
 
     Exit status: 0 the accuracy reaches the required accuracy, 1 it does not, 2 error.
+    --csv/--tsv (TSV is the default when piped) print one row per sample, ids and texts
+    whole.
     """
+    fmt = listing_format(as_json=as_json, as_csv=as_csv, as_tsv=as_tsv)
     # A gate file given by hand is checked before the slow classifier build.
     explicit = load_gate(path=gate) if gate is not None else None
     classifier = build_classifier(settings_of(ctx))
     report = run_gate(classifier, explicit or load_gate(classifier.taxonomy))
-    if as_json:
+    if fmt == "json":
         write_json(report, typer.get_binary_stream("stdout"))
+    elif fmt == "csv" or fmt == "tsv":
+        write_rows(fmt, GATE_COLUMNS, ([r[c] for c in GATE_COLUMNS] for r in report["results"]))
     else:
         out = console()
         out.print(_gate_table(report, severity_labels(classifier.root)))
@@ -265,6 +276,18 @@ def dehumanization(ctx: typer.Context, gate: GateOption = None, as_json: JsonFla
         raise typer.Exit(1)
 
 
+GATE_COLUMNS = (
+    "id",
+    "text",
+    "language",
+    "expected_harmful",
+    "expected_mechanism",
+    "got_harmful",
+    "got_mechanism",
+    "correct",
+)
+
+
 def _gate_verdict(harmful: bool, mechanism: str | None, labels: Mapping[str, str]) -> str:
     """The severity display of SPEC section 7: ``ANIMALIZATION (3)``, or ``NONE (0)``."""
     return severity_label(mechanism if harmful else None, labels)
@@ -272,11 +295,11 @@ def _gate_verdict(harmful: bool, mechanism: str | None, labels: Mapping[str, str
 
 def _gate_table(report: Mapping[str, Any], labels: Mapping[str, str]) -> Table:
     table = report_table(f"Gate: {visible(report['gate'])}", expand=True)
-    table.add_column("Id", no_wrap=True)
-    table.add_column("Text", ratio=4, overflow="fold")
-    table.add_column("Expected", no_wrap=True)
-    table.add_column("Got", no_wrap=True)
-    table.add_column("", no_wrap=True)
+    table.add_column("Id", min_width=8, overflow="fold")  # folded, never cut
+    table.add_column("Text", ratio=4, min_width=8, overflow="fold")
+    table.add_column("Expected", min_width=10, overflow="fold")
+    table.add_column("Got", min_width=10, overflow="fold")
+    table.add_column("Ok", no_wrap=True)
     for result in report["results"]:
         mark = Text("✓", "green") if result["correct"] else Text("✗", "bold red")
         table.add_row(
@@ -412,7 +435,7 @@ def _print_report(out: Console, report: Mapping[str, Any], tally: LabelTally) ->
 def _summary(report: Mapping[str, Any], tally: LabelTally) -> Table:
     table = report_table(f"Validation: {visible(report['name'])}")
     table.add_column("Metric", style="dim", no_wrap=True)
-    table.add_column("Value", overflow="fold")
+    table.add_column("Value", min_width=10, overflow="fold")
     confusion = report["confusion"]
     scored = sum(confusion.values())
     table.add_row("Samples", f"{report['total']} ({scored} scored)")
@@ -457,7 +480,7 @@ def _group_table(groups: Mapping[str, Mapping[str, Any]]) -> Table:
         "(n) is how many rows each rate is over."
     )
     table.caption_justify = "left"
-    table.add_column("Group", ratio=1, min_width=16, overflow="fold")
+    table.add_column("Group", ratio=1, min_width=10, overflow="fold")
     table.add_column("n", justify="right", no_wrap=True)
     for header in ("Recall", "TNR", "Flag rate", "Accuracy"):
         table.add_column(header, justify="right", no_wrap=True)
@@ -501,12 +524,11 @@ def _failure_table(failures: Sequence[Mapping[str, Any]], count: int) -> Table:
     table = report_table("Failures" + (more if count > len(failures) else ""), expand=True)
     with_ids = any(failure["id"] is not None for failure in failures)
     if with_ids:
-        table.add_column("Id", overflow="fold")  # ids are folded, never cut
-    # Every flexible column has a ratio, or Rich gives the verdicts their full width first.
-    table.add_column("Text (group)", ratio=3, overflow="fold")
+        table.add_column("Id", min_width=8, overflow="fold")  # ids are folded, never cut
+    table.add_column("Text (group)", ratio=3, min_width=8, overflow="fold")
     table.add_column("Expected", ratio=2, min_width=11, overflow="fold")
     table.add_column("Got", ratio=2, min_width=11, overflow="fold")
-    table.add_column("Rationale", ratio=4, overflow="fold")
+    table.add_column("Rationale", ratio=4, min_width=10, overflow="fold")
     for failure in failures:
         text = _clip(failure["text"], TEXT_CHARS)
         if failure["group"] is not None:

@@ -93,7 +93,10 @@ class OpenFileDialog(WorkbenchModal):
                     start.language_col if start else None, "optional", "open-language"
                 )
                 yield Label("default language")
-                yield self._field(start.default_language if start else None, "auto", "open-default")
+                # Empty means the default language (en, with the script check); "auto" identifies.
+                yield self._field(
+                    start.default_language if start else None, "en (or auto)", "open-default"
+                )
                 yield Label("source column")
                 yield self._field(start.source_col if start else None, "optional", "open-source")
             with Horizontal(id="open-switches"):

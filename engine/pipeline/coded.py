@@ -76,7 +76,10 @@ def coded_anchor(doc: Doc) -> DogwhistleMatch | None:
         return None
     gates = doc.lang.coded_gates
     opened: set[tuple[int, int]] | None = None  # built only when a coded mention asks
+    counter = work.COUNTER
     for mention in doc.mentions():
+        if counter is not None:
+            counter.mentions += 1
         coded = mention.anchor.coded
         if coded is None:
             continue

@@ -32,7 +32,11 @@ class CueFinder:
         """Yield cue spans inside [start, end), matched as a window of its own."""
         if self.empty:
             return
+        if work.COUNTER is not None:
+            work.COUNTER.windows += 1
         for spans in subject.finditer(self._regex, self._group, start, end, window=True):
+            if work.COUNTER is not None:
+                work.COUNTER.cues += 1
             yield spans[self._group]
 
     def first(
@@ -45,6 +49,8 @@ class CueFinder:
             end = len(subject.text)
         if start > end:
             return None
+        if work.COUNTER is not None:
+            work.COUNTER.windows += 1
         spans = subject.search(self._regex, start, end, window=True)
         return None if spans is None else spans[self._group]
 

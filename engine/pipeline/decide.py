@@ -20,6 +20,7 @@ from engine.result import (
     format_timestamp,
 )
 from engine.rules.models import Taxonomy
+from engine.text import work
 
 Clock = Callable[[], datetime]
 NO_TARGET = "NO HARM: no identity-group target found."
@@ -74,6 +75,8 @@ class Decider:
         text, code, fallback_note = doc.norm.original, doc.code, doc.fallback_note
         surviving: list[Signal] = []
         suppressed: list[Signal] = []
+        if work.COUNTER is not None:
+            work.COUNTER.signals += len(signals)
         if len(signals) == 1:  # most harmful texts: nothing to dedupe, sort or restore
             found = signals[0]
             (surviving if found.suppressed_by is None else suppressed).append(found)
@@ -87,6 +90,8 @@ class Decider:
         amplification = self._no_amplification
         if surviving and self._amplify:
             spans = [doc.norm.to_original(m.start, m.end) for m in doc.targets()]
+            if work.COUNTER is not None:
+                work.COUNTER.mentions += len(spans)
             amplification = self.amplifier.amplify(text, code, spans)
         factor = amplification.factor
         if factor != 1.0:
@@ -199,12 +204,14 @@ class Decider:
         if winner is not None:
             return f"NO HARM: Confidence {winner.score:.3f} < threshold {threshold:.3f}."
         if suppressed:
-            reasons = []
+            if work.COUNTER is not None:
+                work.COUNTER.signals += len(suppressed)
+            # A dict, not a list: a test for membership in a list of the reasons so far
+            # is quadratic in a long text whose cues each differ (case, spelling).
+            reasons: dict[str, None] = {}
             for signal in suppressed:
                 assert signal.suppressed_by is not None
-                reason = f"{signal.suppressed_by.reason} ('{signal.suppressed_by.cue}')"
-                if reason not in reasons:
-                    reasons.append(reason)
+                reasons.setdefault(f"{signal.suppressed_by.reason} ('{signal.suppressed_by.cue}')")
             count = len(suppressed)
             noun = "match" if count == 1 else "matches"
             return f"NO HARM: all {count} {noun} suppressed by {', '.join(reasons)}."
@@ -222,6 +229,8 @@ def _restore_benign_inside_matches(signals: list[Signal]) -> list[Signal]:
     object of a harmful pattern here, not a literal-animals context.
     """
     benign = [s.suppressed_by for s in signals if s.suppressed_by is not None]
+    if work.COUNTER is not None:
+        work.COUNTER.signals += len(signals)
     if not any(cue.reason == "benign_context" for cue in benign):
         return signals
     covers = _Covers([s.span for s in signals])
@@ -248,6 +257,8 @@ class _Covers:
 
     def __init__(self, spans: list[tuple[int, int]]) -> None:
         ordered = sorted(set(spans))
+        if work.COUNTER is not None:
+            work.COUNTER.signals += len(spans)
         self.starts = [a for a, _ in ordered]
         # best[i]: the two spans reaching furthest among ordered[: i + 1], widest first.
         self.best: list[tuple[tuple[int, int], tuple[int, int] | None]] = []

@@ -171,6 +171,8 @@ class Doc:
         if found is None:
             masks = self.shared_cues(mask, start, end)
             spans = self.shared_cues(finder, start, end).spans
+            if work.COUNTER is not None:
+                work.COUNTER.cues += len(spans)
             found = self._found_cues[key] = CueSpans(
                 [(s, e) for s, e in spans if not masks.overlaps(s, e)]
             )
@@ -201,6 +203,8 @@ class Doc:
         """The mentions that can be a target: all but modifiers ("muslim" in "muslim men")."""
         if self._targets is None:
             self._targets = [m for m in self.mentions() if m.kind != "modifier"]
+            if work.COUNTER is not None:
+                work.COUNTER.mentions += len(self.mentions())
         return self._targets
 
     def references(self, key: tuple[str, str], allowed: Callable[[Mention], bool]) -> References:

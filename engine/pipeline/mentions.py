@@ -321,6 +321,8 @@ class MentionFinder:
         """
         assert finders.lead is not None
         for split in range(b_start + 1, b_end):
+            if work.COUNTER is not None:
+                work.COUNTER.regex(split - b_start)
             if finders.lead(data[b_start:split]):
                 group = self._identify(finders, data[split:b_end])
                 if group >= 0:
@@ -393,6 +395,7 @@ class Skeleton:
     def build(cls, text: str, mentions: Sequence[Mention]) -> Skeleton:
         if work.COUNTER is not None:
             work.COUNTER.scanned(len(text))
+            work.COUNTER.mentions += len(mentions)
         pieces: list[str] = []
         starts: list[int] = []
         origins: list[int] = []
@@ -437,6 +440,8 @@ class Skeleton:
         """The first group mention whose marker lies in the skeleton span."""
         index = max(bisect.bisect_right(self._starts, start) - 1, 0)
         while index < len(self._starts) and self._starts[index] < end:
+            if work.COUNTER is not None:
+                work.COUNTER.mentions += 1
             mention = self._mentions[index]
             if mention is not None and self._starts[index] >= start:
                 return mention

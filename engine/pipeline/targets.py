@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from engine.pipeline.doc import Doc, Hit
 from engine.pipeline.mentions import Mention
 from engine.rules.models import CodedGate
+from engine.text import work
 
 
 class CodedIndex:
@@ -34,6 +35,8 @@ class CodedIndex:
         # The axes the text names with an ordinary word, modifiers ("black thugs") included.
         self.axes = frozenset(m.anchor.identity_axis for m in (*self.ordinary, *modifiers))
         self.opened: set[tuple[int, int]] = set()
+        if work.COUNTER is not None:
+            work.COUNTER.mentions += len(mentions) + len(self.ordinary)
 
     def containing(self, start: int, end: int) -> Mention | None:
         """The mention spanning [start, end): mentions never overlap, so only the last
@@ -95,6 +98,8 @@ def corroborated(doc: Doc, mention: Mention, gate: CodedGate) -> bool:
     if mention.anchor.identity_axis in doc.coded_index().axes:
         return True
     lang = doc.lang
+    if work.COUNTER is not None:
+        work.COUNTER.hits += len(doc.hits.coded)
     if any(lang.coded[i].gate is None for i in doc.hits.coded):
         return True
     text = doc.text

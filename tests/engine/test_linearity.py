@@ -1,14 +1,20 @@
 """Issue 13: classification is linear in the text's length, for every shape of text.
 
 The engine counts its own work (engine.text.work: regex passes and the bytes they
-scan, characters walked, mentions, hits, windows); each adversarial shape of
-tests/engine/adversarial.py is classified at 2,500 and 20,000 characters and the
-larger may cost at most 8x the smaller (with a little slack for the fixed parts
-of a text, never a power of the length). Counts, not times: deterministic on a
-busy machine. ``make perf`` times the same shapes (tests/perf/adversarial_perf.py).
+scan, characters walked, and the mentions, hits, signals, cue windows and cues its
+loops visit); each adversarial shape of tests/engine/adversarial.py is classified
+at 2,500 and 20,000 characters and the larger may cost at most 8x the smaller
+(with a little slack for the fixed parts of a text, never a power of the length).
+Counts, not times: deterministic on a busy machine. ``make perf`` times the same
+shapes (tests/perf/adversarial_perf.py).
 
-The second half checks that each linear replacement answers exactly what the
-code it replaced answered.
+Every group word of every language, every coded term and every pattern's dispatch
+parts are covered deterministically; Hypothesis adds separators and mixes. The
+counters are themselves tested: a stage made quadratic on purpose (a pass over
+every mention or signal for each hit) must fail the same check.
+
+The last part checks that each linear replacement answers exactly what the code
+it replaced answered.
 """
 
 from __future__ import annotations
@@ -20,14 +26,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import engine.classifier
 from engine import Classifier
+from engine.pipeline import decide, targets
 from engine.pipeline.decide import _Covers
-from engine.pipeline.doc import CueSpans
+from engine.pipeline.doc import CueSpans, Doc, Hit
+from engine.pipeline.mentions import Mention
+from engine.pipeline.scan import scan
+from engine.result import Signal
 from engine.text import work
 from engine.text.normalize import _fold_each, normalize
 from engine.text.sentences import Bounds, last_words_start, next_words_end
 from engine.text.subject import Subject
-from tests.engine.adversarial import LARGE, SMALL, Components, components, repeat, shapes
+from tests.engine.adversarial import (
+    LARGE,
+    SMALL,
+    Components,
+    components,
+    pattern_shapes,
+    repeat,
+    shapes,
+)
 
 LANGUAGES = ("en", "fr", "es", "ar", "ru", "ig", "yo", "ha")
 RATIO = LARGE / SMALL
@@ -57,13 +76,22 @@ def pieces(classifier: Classifier) -> dict[str, Components]:
     return {code: components(classifier, code) for code in LANGUAGES}
 
 
-def test_every_language_has_pieces(pieces: dict[str, Components]) -> None:
-    """The shapes are built from what the engine finds: a language without group
-    words or matches would test nothing."""
+def test_every_language_has_pieces(classifier: Classifier, pieces: dict[str, Components]) -> None:
+    """The shapes are built from what the engine compiled, and cover all of it: a group
+    word for every anchor, a piece for every coded entry, and for every pattern a
+    text that makes it a candidate (so its full expression runs on the shapes)."""
     for code, parts in pieces.items():
-        assert parts.group_words, code
+        lang = classifier.pipeline(code)
+        assert sorted(parts.anchors) == sorted(a.id for a in lang.anchors), code
         assert parts.matches, code
-    assert pieces["en"].coded_terms
+        assert len(parts.patterns) == len(lang.patterns), code
+        for index, pattern in enumerate(parts.patterns):
+            doc = scan(lang, pattern.unit, None, None)
+            assert doc is not None and index in doc.hits.patterns, (code, pattern)
+    english = classifier.pipeline("en")
+    assert len(pieces["en"].coded_ids) == len(english.coded)
+    # Multi-word coded terms come spaced and run together ("x y xy").
+    assert any(" " in term for term in pieces["en"].coded_terms)
 
 
 _STRUCTURAL = (
@@ -105,6 +133,38 @@ def test_structural_shapes_cost_linear_work(
     )
 
 
+_PIECES = ("group:", "coded:", "match:", "suppressed:")
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_each_group_word_coded_term_and_match_costs_linear_work(
+    classifier: Classifier, pieces: dict[str, Components], code: str
+) -> None:
+    """Every group word (one per anchor), every coded term (spaced and run together),
+    every matched predicate and suppressed sentence, each repeated to the length."""
+    small = dict(shapes(pieces[code], SMALL))
+    large = dict(shapes(pieces[code], LARGE))
+    names = [name for name in small if name.startswith(_PIECES)]
+    assert names
+    for name in names:
+        assert_linear(classifier, code, name, small[name], large[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_pattern_component_costs_linear_work(
+    classifier: Classifier, pieces: dict[str, Components], code: str
+) -> None:
+    """Every pattern of the language: a group word and its dispatch parts once, then
+    each part repeated in a run of its own, so that the pattern's full expression
+    (compiled here if nothing compiled it before) runs over every repetition."""
+    small = dict(pattern_shapes(pieces[code], SMALL))
+    large = dict(pattern_shapes(pieces[code], LARGE))
+    assert len(small) == len(classifier.pipeline(code).patterns)
+    for name, text in small.items():
+        assert_linear(classifier, code, name, text, large[name])
+
+
 def test_all_coded_terms_together_cost_linear_work(
     classifier: Classifier, pieces: dict[str, Components]
 ) -> None:
@@ -122,6 +182,7 @@ def _piece(draw: st.DrawFn, pieces: dict[str, Components]) -> tuple[str, str, st
         "group": parts.group_words,
         "coded": parts.coded_terms,
         "match": parts.matches,
+        "pattern": tuple(pattern.unit for pattern in parts.patterns),
         "suppressed": parts.suppressed,
     }
     kind = draw(st.sampled_from(sorted(k for k, found in kinds.items() if found)))
@@ -134,8 +195,9 @@ def _piece(draw: st.DrawFn, pieces: dict[str, Components]) -> tuple[str, str, st
 def test_each_piece_repeated_costs_linear_work(
     classifier: Classifier, pieces: dict[str, Components]
 ) -> None:
-    """Hypothesis picks group words, coded terms, matched predicates and suppressed
-    sentences of every language and repeats each to the length limit."""
+    """Hypothesis picks group words, coded terms, matched predicates, any pattern's
+    group word and parts in order, and suppressed sentences of every language, and
+    repeats each to the length limit with one of several separators."""
 
     @settings(
         max_examples=40,
@@ -166,6 +228,71 @@ def test_counting_is_off_unless_asked(classifier: Classifier) -> None:
             pass
     assert work.COUNTER is None
     assert counted.regex_calls > 0 and counted.hits >= 1 and counted.mentions >= 1
+    assert counted.signals >= 1
+    with work.counting() as counted:
+        result = classifier.classify("Muslims are not vermin.")
+    assert result.signals_suppressed and counted.windows >= 1 and counted.cues >= 1
+
+
+# -- the counters catch a quadratic stage -----------------------------------------
+# Each mutation makes one stage visit every mention or signal once per hit, the
+# way the coded-term target search did before issue 13; the linearity check must
+# then fail on a text that was linear before. Without the counters in the stages'
+# loops these mutations were invisible to it.
+
+
+def _index_per_hit(doc: Doc, hit: Hit) -> Mention | None:
+    """``target``, with the coded-term index and the pronoun candidates rebuilt for
+    every hit (a pass over every mention per hit)."""
+    doc._coded_index = None
+    doc._references.clear()
+    return _TARGET(doc, hit)
+
+
+def _scan_per_coded_hit(doc: Doc, start: int, end: int, names_group: bool) -> Mention | None:
+    """``coded_target`` preceded by a loop over every mention, counted as the rule
+    for new loops says (engine/text/work.py)."""
+    for _ in doc.targets():
+        if work.COUNTER is not None:
+            work.COUNTER.mentions += 1
+    return _CODED_TARGET(doc, start, end, names_group)
+
+
+def _covers_per_signal(signals: list[Signal]) -> list[Signal]:
+    """The benign-cue restoration with its span index rebuilt for every signal."""
+    for _ in signals:
+        _Covers([found.span for found in signals])
+    return _RESTORE(signals)
+
+
+_TARGET = engine.classifier.target
+_CODED_TARGET = targets.coded_target
+_RESTORE = decide._restore_benign_inside_matches
+_MUTATIONS = {
+    "index per hit": (engine.classifier, "target", _index_per_hit),
+    "mention scan per coded hit": (targets, "coded_target", _scan_per_coded_hit),
+    "span index per signal": (decide, "_restore_benign_inside_matches", _covers_per_signal),
+}
+
+
+@pytest.mark.parametrize(
+    ("mutation", "piece"),
+    [
+        ("index per hit", "zog"),
+        ("index per hit", "they are rats. Jews"),
+        ("mention scan per coded hit", "zog"),
+        ("span index per signal", "Muslims are vermin."),
+    ],
+)
+def test_a_quadratic_stage_fails_the_check(
+    classifier: Classifier, monkeypatch: pytest.MonkeyPatch, mutation: str, piece: str
+) -> None:
+    small, large = repeat(piece, SMALL), repeat(piece, LARGE)
+    assert_linear(classifier, "en", piece, small, large)  # as the engine is
+    module, name, replacement = _MUTATIONS[mutation]
+    monkeypatch.setattr(module, name, replacement)
+    with pytest.raises(AssertionError, match=r"at 20000 \(\d+\.\dx\)"):
+        assert_linear(classifier, "en", piece, small, large)
 
 
 # -- the linear replacements answer what they replace ---------------------------

@@ -234,7 +234,8 @@ class Doc:
             if not self._context:
                 self._context_targets = []
             else:
-                found = self.lang.mentions.find(Subject(normalize(self._context).text))
+                context = normalize(self._context, self.lang.doubled).text
+                found = self.lang.mentions.find(Subject(context))
                 self._context_targets = [m for m in found if m.kind != "modifier"]
         return self._context_targets
 

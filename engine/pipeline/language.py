@@ -20,10 +20,12 @@ from engine.pipeline.scan import ScriptScanner
 from engine.pipeline.suppress import SUPPRESSORS, Suppressor
 from engine.rules.cache import CompileMemo
 from engine.rules.compiler import NOT_WORD, PatternCompiler, SlotSource
+from engine.rules.doubles import pack_doubled
 from engine.rules.load import LoadedTaxonomy
 from engine.rules.models import CodedGate
 from engine.rules.regex_syntax import ascii_only, min_length
 from engine.text import re2x
+from engine.text.normalize import Doubled
 
 # A pattern's second dispatch part must need at least this many characters.
 SECOND_PART_MIN_CHARS = 3
@@ -62,6 +64,12 @@ class LanguagePipeline:
         # taxonomy cache holds them: then only RE2 automata are built here.
         memo = CompileMemo(taxonomy, code, spelt=spelt)
         self._memo = memo.values
+        # Where the pack's words double a letter: a run of that letter keeps two
+        # (engine.rules.doubles), remembered with the compiled sources.
+        doubled = memo.values.get(("doubled",))
+        if doubled is None:
+            doubled = memo.values[("doubled",)] = pack_doubled(pack, taxonomy.words(code))
+        self.doubled: Doubled = doubled
         compiler = PatternCompiler(
             lexicon=pack.lexicon,
             obfuscation=widened(root.obfuscation, self.arabizi if spelt else None),

@@ -59,18 +59,47 @@ class Mention(NamedTuple):
 
 _IDENTIFIED_MAX = 4096
 _GLUED_MIN_CHARS = 5
+# Arabic: a group word with the article (after و ف ب ك ل at most), of five letters
+# or more with it, run into a next word of three letters or more that is not
+# made of the suffixes an Arabic noun or adjective takes. A word such as
+# "السودانيين" (Sudanese) begins with a group word ("السود") but goes on with
+# suffixes; "العربات" (carts) or "الهندسه" leave fewer than three letters.
+_ARABIC_GLUED = re.compile(r"[وف]?[بكل]?ال[\u0621-\u064a]{3,}")
+_ARABIC_REST_MIN = 3
+_ARABIC_SUFFIXES = re.compile(
+    r"(?:ان|اني|اوي|ست|ستان)?(?:ي|يه|يين|يون|ين|ون|ات|يات|ه|ها|هم|هن|كم|نا|ا|و|وا){0,3}"
+)
+_ARABIC_LETTERS = re.compile(r"[\u0621-\u064a]*")
+_ARTICLE = "ال".encode()
 
 
-def _gluable(subject: Subject, b_start: int, b_end: int) -> bool:
+def _gluable(subject: Subject, b_start: int, b_end: int, padded: bytes, end: int) -> bool:
     """Whether a name run into the next word may still count as a mention.
 
-    Only Latin-script names of five letters or more: deleting a space to dodge a
-    filter ("muslimvermin") is a Latin-script trick, while in Cyrillic or Arabic
-    script, and for short names anywhere, a group word at the start of a longer
-    word is nearly always an unrelated word ("السودان", "matasa").
+    Latin-script names of five letters or more: deleting a space to dodge a
+    filter ("muslimvermin") is a Latin-script trick, while for short names a group
+    word at the start of a longer word is nearly always an unrelated word
+    ("matasa"). In Arabic script, only a group word with the article, long and
+    distinctive, run into a word of its own (see _ARABIC_GLUED): never Cyrillic,
+    whose group words start too many unrelated words. A glued mention only marks
+    the skeleton: a pattern must still read the rest of the word as its
+    predicate ("اليهودحشرات").
     """
     piece = subject.data[b_start:b_end]
-    return piece.isascii() and len(piece) >= _GLUED_MIN_CHARS
+    if piece.isascii():
+        return len(piece) >= _GLUED_MIN_CHARS
+    word = piece.decode("utf-8", "replace")
+    if _ARABIC_GLUED.fullmatch(word) is None:
+        return False
+    following = padded[end : end + 96].decode("utf-8", "ignore")
+    rest = _ARABIC_LETTERS.match(following)
+    letters = rest.group() if rest is not None else ""
+    return len(letters) >= _ARABIC_REST_MIN and _ARABIC_SUFFIXES.fullmatch(letters) is None
+
+
+def _arabic_lead(data: bytes, start: int) -> bool:
+    """Whether the byte at ``start`` begins an Arabic letter (U+0600-06FF: D8-DB)."""
+    return start < len(data) and 0xD8 <= data[start] <= 0xDB
 
 
 def _char_at(padded: bytes, end: int) -> str:
@@ -301,13 +330,17 @@ class MentionFinder:
                 if (
                     group >= 0
                     and _word_follows(data, end)
-                    and not _gluable(subject, b_start, b_end)
+                    and not _gluable(subject, b_start, b_end, data, end)
                 ):
                     group = -1
             if group >= 0:
                 info, kind = groups[group]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
-            position = stop if stop > position else position + 1
+                position = stop if stop > position else position + 1
+            else:
+                # Not a mention ("يا بهاي" run into "ن"): a group word may still start
+                # inside it ("بهاين"), so the search goes on from its next boundary.
+                position = max(start + _width(data[start]), position + 1)
         return out, (out if glued and bounded else None)
 
     def _after_lead(
@@ -317,10 +350,14 @@ class MentionFinder:
 
         Only reached when the found piece is not a group word by itself, which is
         rare; the piece is a few dozen bytes, so trying each split is cheap. The
-        shortest lead that leaves a whole group word wins.
+        shortest lead that leaves a whole group word wins. An Arabic-script lead (a
+        demonstrative: "دولالغجر") leads only a group word with the article, which
+        no Arabic word holds after such a prefix.
         """
         assert finders.lead is not None
         for split in range(b_start + 1, b_end):
+            if _arabic_lead(data, b_start) and not data.startswith(_ARTICLE, split):
+                continue
             if work.COUNTER is not None:
                 work.COUNTER.regex(split - b_start)
             if finders.lead(data[b_start:split]):

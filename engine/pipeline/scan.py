@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from engine.pipeline.doc import Doc
 from engine.text import re2x, work
-from engine.text.normalize import ASCII_FOLD_SHAPE, Normalized, lower_ascii, normalize
+from engine.text.normalize import (
+    ASCII_FOLD_SHAPE,
+    NO_DOUBLED,
+    Doubled,
+    Normalized,
+    lower_ascii,
+    normalize,
+)
 from engine.text.subject import Subject
 
 if TYPE_CHECKING:
@@ -179,7 +186,11 @@ class ScriptScanner:
 
 
 def normalize_and_scan(
-    scanner: Scanner | ScriptScanner, text: str, *, need_target: bool
+    scanner: Scanner | ScriptScanner,
+    text: str,
+    *,
+    need_target: bool,
+    doubled: Doubled = NO_DOUBLED,
 ) -> tuple[Normalized, bytes, ScanHits]:
     """The normalized text, its bytes and its scan, in one Set pass for nearly every text.
 
@@ -194,7 +205,7 @@ def normalize_and_scan(
         hits = scanner.scan(data, need_target=need_target, lowered=True)
         if hits is not UNFOLDED:
             return norm, data, hits
-    norm = normalize(text)
+    norm = normalize(text, doubled)
     data = norm.data if norm.data is not None else norm.text.encode("utf-8", "surrogatepass")
     return norm, data, scanner.scan(data, need_target=need_target)
 
@@ -208,7 +219,9 @@ def scan(
     find a target, so the scan stops there. Most texts end here.
     """
     need_target = lang.require_target and not context
-    norm, data, hits = normalize_and_scan(lang.scanner, text, need_target=need_target)
+    norm, data, hits = normalize_and_scan(
+        lang.scanner, text, need_target=need_target, doubled=lang.doubled
+    )
     if lang.arabizi is not None:  # Latin-script Arabic: spelt in Arabic, scanned again
         spelt = lang.arabizi.apply(norm, lang.known_spelling)
         if spelt is not norm:

@@ -26,8 +26,8 @@ from engine.rules.regex_syntax import (
     group_end,
     know_min_length,
 )
-from engine.rules.variants import TypoVariants
-from engine.text.normalize import fold_char
+from engine.rules.variants import TypoVariants, concrete_forms
+from engine.text.normalize import fold_char, fold_literal
 
 __all__ = [
     "GROUP_MARK",
@@ -53,6 +53,9 @@ _QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
 # A pack's clitics that may run into the word before an unrestricted filler.
 _FILLER_CLITIC = "FILLER_CLITIC"
 _FILLER = re.compile(r"F(?::([A-Z][A-Z0-9_]*))?(?:<=(\d+))?")
+# A placeholder inside a pattern or term: a macro, word class, frame, filler, slot
+# or quantifier (see translate).
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # A pattern's expanded source may not exceed this many characters: RE2's program
 # grows with it, and a class of a few hundred lemmas inside a filler would blow
 # the compile memory budget at the first text instead of at load.
@@ -162,6 +165,8 @@ class PatternCompiler:
         self._filler_max = filler_max_words
         self._context = context
         self._macro_cache: dict[str, str] = {}
+        self._bounds: dict[str, int] = {}  # placeholder -> upper bound of its size
+        self._costs: dict[str, int] = {}  # source character -> _char_cost
         self._expanding: list[str] = []
         self._slots: SlotSource | None = None
 
@@ -290,15 +295,134 @@ class PatternCompiler:
                 f"(frames: {', '.join(sorted(self._frames)) or 'none'})"
             )
 
-    def check_budget(self, source: str, where: str) -> None:
-        """Refuse a source whose expansion exceeds MAX_EXPANDED_CHARS (slots as wildcards)."""
-        size = len(self.translate(source, where=where, allow_slots=True, dispatch=True))
+    def check_budget(self, source: str, where: str, references: Iterable[str] = ()) -> None:
+        """Refuse a pattern whose full expression would exceed MAX_EXPANDED_CHARS.
+
+        The language's pipeline compiles a pattern at the first text of that
+        language and refuses it there (``_compile``): a server would fail a request.
+        So the loader asks here, for every pattern, with every lexicon macro, word
+        class and frame expanded, however deeply nested. An upper bound of the size
+        comes first (``_bound``: no typo spellings or look-alike classes built);
+        only a pattern whose bound is over the budget is expanded in full, with the
+        pack's target slot (``references``), to its exact size.
+        """
+        refs = tuple(references)
+        if self._bound(source, where) + self._slot_bound(refs, where) <= MAX_EXPANDED_CHARS:
+            return
+        if self._slots is None:
+            self.bind_slots(self.slot_source(refs, where))
+        body = self.translate(source, where=where, allow_slots=True)
+        size = len(f"(?:^|{NOT_WORD})(?P<m>{body})(?:{NOT_WORD}|$)")
         if size > MAX_EXPANDED_CHARS:
             raise PatternError(
                 f"{where}: expands to {size:,} characters, over the budget of "
                 f"{MAX_EXPANDED_CHARS:,} (RE2 memory): split the pattern or restrict its "
-                "word classes to the slots it needs"
+                "word classes (or the lexicon entries it uses) to what it needs"
             )
+
+    def slot_source(self, references: Iterable[str], where: str) -> SlotSource:
+        """The target slot's parts from the pack's DET, TAIL and GLUE_DET entries and
+        its references, compiled."""
+        lexicon = self._lexicon
+        return SlotSource(
+            references=self.terms(tuple(references), typo=False, where=f"{where} references"),
+            determiners=self.macro("DET", where) if "DET" in lexicon else None,
+            tail=self.macro("TAIL", where) if "TAIL" in lexicon else None,
+            glued=self.macro("GLUE_DET", where) if "GLUE_DET" in lexicon else None,
+        )
+
+    def _char_cost(self, ch: str) -> int:
+        """The most characters one source character compiles to in a literal: its
+        fold, widened to look-alike classes (grouped when it folds to several); a
+        space is "\\s*" (memoized)."""
+        cost = self._costs.get(ch)
+        if cost is None:
+            folded = fold_char(ch)
+            widened = sum(len(self._widen(c)) for c in folded)
+            cost = widened if len(folded) <= 1 else widened + 4
+            self._costs[ch] = cost = max(cost, 3 if ch == " " else 1)
+        return cost
+
+    def _literal_bound(self, text: str) -> int:
+        """An upper bound of the compiled size of pattern text without placeholders."""
+        costs = self._costs
+        missing = set(text).difference(costs)
+        for ch in missing:
+            self._char_cost(ch)
+        return sum(map(costs.__getitem__, text))
+
+    def _slot_bound(self, references: tuple[str, ...], where: str) -> int:
+        """An upper bound of the target slot's size in a full expression."""
+        key = "slot:" + "\x00".join(references)
+        found = self._bounds.get(key)
+        if found is None:
+            found = sum(self._bound(term, where) + 1 for term in references) + 200
+            for name in ("DET", "TAIL", "GLUE_DET"):
+                if name in self._lexicon:
+                    found += 2 * self._bound("{" + name + "}", where)
+            self._bounds[key] = found
+        return found
+
+    def _bound(self, source: str, where: str) -> int:
+        """An upper bound of the expansion of ``source`` (a pattern or a term): each
+        placeholder by its own bound, memoized, every other character by
+        ``_letter_bound``."""
+        total = 0
+        cursor = 0
+        for match in _PLACEHOLDER.finditer(source):
+            total += self._literal_bound(source[cursor : match.start()])
+            total += self._token_bound(match.group(1), where)
+            cursor = match.end()
+        return total + self._literal_bound(source[cursor:])
+
+    def _token_bound(self, inner: str, where: str) -> int:
+        key = "bound:" + inner
+        found = self._bounds.get(key)
+        if found is not None:
+            return found
+        if inner in ("T", "TM", "G") or _QUANTIFIER.fullmatch(inner):
+            found = 40
+        elif inner.startswith("W:"):
+            if self._words is None:
+                found = 0  # translate reports a word class without words
+            else:
+                found = self._literal_bound(form_trie(self._words.forms(inner[2:], where))) + 6
+        elif inner.startswith("FRAME:"):
+            frame = self._frames.get(inner[6:])
+            found = self._entry_bound(frame.terms, frame.typo, where) if frame else 0
+        elif (filler := _FILLER.fullmatch(inner)) is not None:
+            name = filler.group(1)
+            entry = self._lexicon.get(name) if name else None
+            words = self._entry_bound(entry.terms, entry.typo, where) if entry else 0
+            clitic = _FILLER_CLITIC in self._lexicon and self._token_bound(_FILLER_CLITIC, where)
+            found = 2 * words + int(clitic) + 200
+        elif inner in self._lexicon:
+            if inner in self._expanding:  # a cycle: the loader reports it on its own
+                return 0
+            self._expanding.append(inner)
+            try:
+                entry = self._lexicon[inner]
+                found = self._entry_bound(entry.terms, entry.typo, where)
+            finally:
+                self._expanding.pop()
+        else:
+            found = 0  # an unknown placeholder: translate reports it
+        self._bounds[key] = found
+        return found
+
+    def _entry_bound(self, terms: Iterable[str], typo: bool, where: str) -> int:
+        """An upper bound of a list of terms compiled as one alternation: each term,
+        and with ``typo`` its one-edit spellings (at most two per letter of each of
+        its concrete forms, each at most three characters a letter)."""
+        total = 8
+        for term in terms:
+            total += self._bound(term, where) + 1
+            if typo:
+                for form in concrete_forms(fold_literal(term)) or ():
+                    # At most one spelling per letter for swaps and one for
+                    # deletions, each the form's letters and a "\\s*" per space.
+                    total += 2 * len(form) * (len(form) + 2 * form.count(" ") + 1)
+        return total
 
     # -- patterns --------------------------------------------------------------
     def compile(self, source: str, where: str) -> CompiledPattern:

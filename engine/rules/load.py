@@ -295,9 +295,11 @@ def _check_patterns_compile(loaded: LoadedTaxonomy) -> None:
                 regex = compiler.translate(
                     source, where=where, allow_slots=kind == "pattern", dispatch=True, stub=True
                 )
-                if "{W:" in source or "{FRAME:" in source:
-                    # Word classes expand to hundreds of forms: check the budget at load.
-                    compiler.check_budget(source, where)
+                if kind == "pattern":
+                    # Word classes, frames and the lexicon entries that hold them
+                    # expand to thousands of forms: the budget is checked at load,
+                    # not at the first text of the language.
+                    compiler.check_budget(source, where, pack.references)
             except PatternError as exc:
                 raise TaxonomyError(str(exc)) from None
             translated.append((where, source, regex))

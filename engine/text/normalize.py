@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -95,11 +96,50 @@ _SEPARATORS = frozenset(" .-_*")
 
 # Runs of three or more of one letter are emphasis, never spelling, in every
 # script the packs cover; so is a doubled alif, which Arabic never writes twice.
-# A run keeps two letters where the letter is often doubled in real words
-# ("kill", "free", "too", "الل" of li + al), one elsewhere ("kiiiill" -> "kill",
-# "لاااازم" -> "لازم", "زيييك" -> "زيك").
+# Whether the word spells the letter of a run once or twice cannot be told from
+# the run: a run keeps two letters where the language's own words double that
+# letter between the same neighbours (``Doubled``: "killll" -> "kill", "juuuu" ->
+# "juu", "الللاجئين" -> "اللاجيين"), one elsewhere ("verrrrmin" -> "vermin",
+# "ratsss" -> "rats", "نقتللللل" -> "نقتل"). A text without a run is never
+# touched: a pattern's doubled letter does not read a single one ("perro" is not
+# "pero").
 _REPEAT = re.compile(r"([^\W\d_])\1{2,}|(ا)ا+")
-_REPEAT_TO_ONE = frozenset("aiuyаиуыэюяёابتثجحخدذرزسشصضطظعغفقكمنهويءة")
+
+
+class Doubled:
+    """Where a language's words double a letter: each doubled letter as the letter
+    with its neighbours ("il " for "kill", " لا" for "لل" at a word's start), a
+    space standing for a word boundary and "*" in a word for an unknown neighbour
+    (the pair is then left out). Built from a pack's words (engine.rules.doubles);
+    the empty default keeps one letter of every run."""
+
+    __slots__ = ("contexts",)
+
+    def __init__(self, words: Iterable[str] = ()) -> None:
+        contexts: set[str] = set()
+        for word in words:
+            padded = f" {word} "
+            for i in range(1, len(padded) - 2):
+                before, after = padded[i - 1], padded[i + 2]
+                if (
+                    padded[i] == padded[i + 1]
+                    and padded[i].isalpha()
+                    and "*" not in (before, after)
+                ):
+                    contexts.add(_side(before) + padded[i] + _side(after))
+        self.contexts = frozenset(contexts)
+
+    def keeps_two(self, before: str, letter: str, after: str) -> bool:
+        """Whether a run of ``letter`` between these characters is a doubled letter."""
+        return bool(self.contexts) and (_side(before) + letter + _side(after)) in self.contexts
+
+
+def _side(ch: str) -> str:
+    """A run's neighbour as a context character: a letter, or a space for anything else."""
+    return ch if ch.isalpha() else " "
+
+
+NO_DOUBLED = Doubled()
 
 
 def _has_spaced(text: str) -> bool:
@@ -256,8 +296,11 @@ def lower_ascii(text: str) -> Normalized:
     return Normalized(lowered, text, None, lowered.encode("ascii"))
 
 
-def normalize(text: str) -> Normalized:
-    """Fold ``text`` for matching; see the module docstring for what is folded."""
+def normalize(text: str, doubled: Doubled = NO_DOUBLED) -> Normalized:
+    """Fold ``text`` for matching; see the module docstring for what is folded.
+
+    ``doubled``: where the text's language doubles letters, for runs of a letter.
+    """
     if text.isascii():
         lowered = lower_ascii(text)
         data = lowered.data
@@ -265,18 +308,18 @@ def normalize(text: str) -> Normalized:
         if not _ASCII_FILTER.found(data):
             return lowered
         if _CONTROL.search(text) is None:
-            return _fold_runs(lowered.text, text, list(range(len(text))))
+            return _fold_runs(lowered.text, text, list(range(len(text))), doubled)
     else:
         folded = _fold_one_to_one(text)
         if folded is not None:
             data = folded.encode("utf-8", "surrogatepass")
             if _needs_runs(folded, data):
-                return _fold_runs(folded, text, list(range(len(text))))
+                return _fold_runs(folded, text, list(range(len(text))), doubled)
             return Normalized(folded, text, None, data)
-    return _fold_each(text)
+    return _fold_each(text, doubled)
 
 
-def _fold_each(text: str) -> Normalized:
+def _fold_each(text: str, doubled: Doubled = NO_DOUBLED) -> Normalized:
     """``normalize``, one character at a time: the general path (and the reference
     the one-to-one path is tested against)."""
     if work.COUNTER is not None:
@@ -296,7 +339,7 @@ def _fold_each(text: str) -> Normalized:
     joined = "".join(chars)
     data = joined.encode("utf-8", "surrogatepass")
     if _needs_runs(joined, data):
-        return _fold_runs(joined, text, offsets)
+        return _fold_runs(joined, text, offsets, doubled)
     if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
         return Normalized(joined, text, None, data)
     return Normalized(joined, text, tuple(offsets), data)
@@ -374,36 +417,49 @@ def _identity(offsets: list[int]) -> bool:
     return all(i == o for i, o in enumerate(offsets))
 
 
-def _fold_runs(folded: str, original: str, offsets: list[int]) -> Normalized:
+def _fold_runs(
+    folded: str, original: str, offsets: list[int], doubled: Doubled = NO_DOUBLED
+) -> Normalized:
     """Join spaced-out letters ("k i i i l l"), then collapse repeated letters."""
     if _has_spaced(folded):
         joined = _join_spaced(folded, original, offsets)
         folded = joined.text
         offsets = list(joined.offsets or range(len(folded)))
     if _REPEAT.search(folded) is not None:
-        folded, offsets = _collapse_repeats(folded, offsets)
+        folded, offsets, ends = _collapse_repeats(folded, offsets, doubled)
+        return Normalized(folded, original, tuple(offsets), None, tuple(ends))
     return Normalized(folded, original, tuple(offsets))
 
 
-def _collapse_repeats(folded: str, offsets: list[int]) -> tuple[str, list[int]]:
-    """Runs of 3+ of one letter down to one or two (see _REPEAT_TO_ONE), and a doubled
-    alif to one; offsets follow.
+def _collapse_repeats(
+    folded: str, offsets: list[int], doubled: Doubled
+) -> tuple[str, list[int], list[int]]:
+    """Runs of 3+ of one letter down to two where ``doubled`` knows the letter doubled
+    between the run's neighbours, else to one; a doubled alif to one; offsets follow.
 
-    The kept letters map to the first letters of the run, so a span ending in a
-    collapsed run ends inside it; spans still point into the original text.
+    The kept letters map to the first letters of the run, and the last one's end
+    to the end of the run, so a span ending in a collapsed run covers the whole
+    run as written.
     """
     chars: list[str] = []
     kept: list[int] = []
+    ends: list[int] = []
     cursor = 0
     for match in _REPEAT.finditer(folded):
         start, end = match.span()
-        keep = 1 if (match.group(1) or match.group(2)) in _REPEAT_TO_ONE else 2
+        letter = match.group(1)
+        before = folded[start - 1] if start > 0 else " "
+        after = folded[end] if end < len(folded) else " "
+        keep = 2 if letter and doubled.keeps_two(before, letter, after) else 1
         chars.append(folded[cursor : start + keep])
         kept.extend(offsets[cursor : start + keep])
+        ends.extend(offset + 1 for offset in offsets[cursor : start + keep - 1])
+        ends.append(offsets[end - 1] + 1)
         cursor = end
     chars.append(folded[cursor:])
     kept.extend(offsets[cursor:])
-    return "".join(chars), kept
+    ends.extend(offset + 1 for offset in offsets[cursor:])
+    return "".join(chars), kept, ends
 
 
 def _join_spaced(folded: str, original: str, offsets: list[int]) -> Normalized:

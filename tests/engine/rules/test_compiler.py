@@ -475,3 +475,32 @@ def test_a_listed_clitic_may_run_into_the_word_before_a_filler() -> None:
         clitic = regex.search(skeleton(text))
         assert clitic is not None and clitic.group("w1").startswith("n"), text
     assert regex.search(skeleton("<g> arena rats")) is None
+
+
+def test_budget_bound_is_never_below_the_expansion(compiler: PatternCompiler) -> None:
+    """The load-time budget check trusts its upper bound below the budget: the bound
+    must never be smaller than the full expression it stands for."""
+    for source in (
+        "{T} are {VERMIN}",
+        "{T} are {F:ADV}criminals",
+        "{T} are {DIRTY}",
+        "kill {T} now and kill them all",
+        "{T} are {F}rats",
+    ):
+        body = compiler.translate(source, where="test", allow_slots=True)
+        refs = ("they", "them", "these people")
+        assert compiler._bound(source, "test") + compiler._slot_bound(refs, "test") >= len(body)
+
+
+def test_budget_sees_through_lexicon_entries() -> None:
+    """A short pattern whose lexicon entry is huge is refused, naming the pattern."""
+    big = LexiconEntry(terms=[" ".join(f"word{i}x" for i in range(20_000))])
+    compiler = PatternCompiler(
+        lexicon={"BIG": big, "HUGE": LexiconEntry(terms=["{BIG} {BIG}"])},
+        obfuscation=OBFUSCATION,
+        filler_max_words=3,
+        context="test",
+    )
+    compiler.check_budget("{T} {BIG}", "row X")  # about 335,000 characters: within
+    with pytest.raises(PatternError, match=r"row X: expands to .* over the budget"):
+        compiler.check_budget("{T} {HUGE}", "row X")

@@ -17,6 +17,7 @@ from engine.text.normalize import (
     _PLAIN_BLOCKS,
     _REPEAT,
     _SYMBOL_RANGES,
+    Doubled,
     Normalized,
     _has_spaced,
     _needs_runs,
@@ -44,9 +45,12 @@ FOLDS: list[tuple[str, str, str, tuple[int, ...] | None]] = [
     ("arabic alef variants", "\u0671ب\u0622ب\u0625", "ابابا", None),
     # runs of 3+ of one letter are emphasis: one letter kept, two for letters often doubled
     ("latin vowel run to one", "kiiiill", "kill", (0, 1, 5, 6)),
-    ("latin consonant run to two", "killlll", "kill", (0, 1, 2, 3)),
+    ("latin consonant run to one", "killlll", "kil", (0, 1, 2)),
+    ("latin run of a singly spelt letter", "verrrrmin", "vermin", (0, 1, 2, 6, 7, 8)),
+    ("cyrillic run to one", "крыссссы", "крысы", (0, 1, 2, 3, 7)),
     ("arabic run to one", "لاااازم", "لازم", (0, 1, 5, 6)),
-    ("arabic lam run to two", "الللاجئين", "اللاجيين", (0, 1, 2, 4, 5, 6, 7, 8)),
+    ("arabic lam run to one", "الللاجئين", "الاجيين", (0, 1, 4, 5, 6, 7, 8)),
+    ("arabic lam run in a verb", "نقتللللل", "نقتل", (0, 1, 2, 3)),
     ("double letters untouched", "كلل kill", "كلل kill", None),
     ("arabic doubled alif to one", "حشراات", "حشرات", (0, 1, 2, 3, 5)),
     ("spaced then repeated", "k i i i l l", "kill", (0, 2, 8, 10)),
@@ -270,3 +274,39 @@ def test_emoji_and_symbols_keep_the_fast_answer() -> None:
     text = "les musulmans \U0001f600\U0001f44d\u2764 ont organis\u00e9 une f\u00eate \u2192 ok"
     assert not _runs_filter_program().found(text.encode("utf-8"))
     assert normalize(text).text == text.replace("\u00e9", "e").replace("\u00ea", "e")
+
+
+def test_collapsed_run_span_covers_the_whole_run() -> None:
+    """A span ending in a collapsed run ends where the run ends in the original."""
+    result = normalize("they are ratsss!")
+    assert result.text == "they are rats!"
+    start = result.text.index("rats")
+    assert result.to_original(start, start + 4) == (9, 15)
+    assert result.original[9:15] == "ratsss"
+
+
+@pytest.mark.parametrize(
+    ("original", "text"),
+    [
+        ("killlll them", "kill them"),  # "il " is a doubled l of the language
+        ("kiiiiilll them", "kill them"),
+        ("juuuuu", "juu"),
+        ("verrrrmin", "vermin"),  # no word doubles r between e and m
+        ("ratsss", "rats"),
+        ("الللاجئين", "اللاجيين"),
+        ("نقتللللل", "نقتل"),
+        ("kil them", "kil them"),  # no run: never touched
+    ],
+)
+def test_runs_keep_two_letters_only_where_the_language_doubles_them(
+    original: str, text: str
+) -> None:
+    doubled = Doubled(["kill", "juu", "اللاجيين"])
+    assert normalize(original, doubled).text == text
+
+
+def test_doubled_contexts_skip_unknown_neighbours() -> None:
+    """A doubled letter next to a "*" (a word cut by regex syntax) says nothing."""
+    assert Doubled(["agarr*"]).contexts == frozenset()
+    assert Doubled(["*ll"]).contexts == frozenset()
+    assert Doubled(["ill"]).contexts == frozenset({"il "})

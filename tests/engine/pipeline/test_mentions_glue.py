@@ -1,0 +1,79 @@
+"""Group words run into a neighbour by a missing space, in Arabic script (issue 12,
+class 4): a group word with the article run into the next word, a demonstrative
+run into the group word; and the common words that only look like either."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Classifier
+from engine.text.normalize import normalize
+from engine.text.subject import Subject
+
+
+def _mentioned(classifier: Classifier, text: str, *, glued: bool) -> list[str]:
+    norm = normalize(text).text
+    found = classifier.pipeline("ar").mentions.find(Subject(norm), glued=glued)
+    return [norm[m.start : m.end] for m in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("المسيحيينقرود", "المسيحيين"),  # run into the predicate
+        ("والصهاينهكلاب", "والصهاينه"),  # with a proclitic
+        ("اليهودالحشرات", "اليهود"),  # into a predicate with its own article
+    ],
+)
+def test_arabic_group_word_run_into_the_next_word_marks_the_skeleton(
+    classifier: Classifier, text: str, word: str
+) -> None:
+    assert _mentioned(classifier, text, glued=True) == [word]
+    assert _mentioned(classifier, text, glued=False) == []  # never a target alone
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "العربات",  # carts: the Arabs + a plural suffix
+        "الاكرادستان",  # a group word and a place-name suffix
+        "البيضاوي",  # oval: "the whites" + an adjective suffix
+        "الغجريات",  # a group word and a plural suffix
+        "الهندسه",  # engineering: two letters left
+        "يهودحشرات",  # no article: too short and too common a start
+    ],
+)
+def test_arabic_words_that_only_start_with_a_group_word_are_not_glued(
+    classifier: Classifier, text: str
+) -> None:
+    assert _mentioned(classifier, text, glued=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("دولالغجر", "الغجر"),
+        ("هدولالمسيحيين", "المسيحيين"),
+        ("كلاليهود", "اليهود"),
+    ],
+)
+def test_demonstrative_run_into_the_group_word(
+    classifier: Classifier, text: str, word: str
+) -> None:
+    assert _mentioned(classifier, text, glued=False) == [word]
+
+
+@pytest.mark.parametrize("text", ["دولار", "ديانات", "كلامهم", "دولارات اليهود"])
+def test_words_starting_like_a_demonstrative_are_not_split(
+    classifier: Classifier, text: str
+) -> None:
+    found = _mentioned(classifier, text, glued=False)
+    assert found == (["اليهود"] if "اليهود" in text else [])
+
+
+def test_a_rejected_run_together_piece_does_not_hide_a_later_group_word(
+    classifier: Classifier,
+) -> None:
+    """A longer piece that starts earlier but is not a mention (a vocative and a group
+    word run into another letter) must not swallow the group word inside it."""
+    assert _mentioned(classifier, "يا بهائيين", glued=True) == ["بهاين"]

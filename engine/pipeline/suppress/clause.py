@@ -14,7 +14,7 @@ the new subject itself.
 from __future__ import annotations
 
 from engine.pipeline.cues import CueFinder
-from engine.pipeline.doc import Doc
+from engine.pipeline.doc import Doc, Hit
 
 # How many words before the negation window a clause-break phrase may begin.
 BREAK_REACH_WORDS = 12
@@ -43,6 +43,16 @@ def window_start(doc: Doc, start: int, breaks: CueFinder, words_before: int) -> 
         clause_start = max(clause_start, brk_end)
     window = bounds.last_words_start(clause_start, start, words_before)
     return max(window, _opened_at_comma(doc, window, start, breaks))
+
+
+def opens_inside(doc: Doc, hit: Hit, breaks: CueFinder) -> bool:
+    """Whether a new clause opens at a comma inside the match, after its target slot
+    ("les X, ils sont ..."): the predicate then belongs to that clause, and the clause
+    before the match does not reach it."""
+    if hit.t_span is None or not doc.may_find(breaks):
+        return False
+    lower = hit.t_span[1]
+    return lower < hit.end and _opened_at_comma(doc, lower, hit.end, breaks) > lower
 
 
 def _opened_at_comma(doc: Doc, lower: int, start: int, breaks: CueFinder) -> int:

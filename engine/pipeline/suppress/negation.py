@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from engine.pipeline.cues import CueBook, CueFinder
 from engine.pipeline.doc import Doc, Hit
-from engine.pipeline.suppress.clause import window_start
+from engine.pipeline.suppress.clause import opens_inside, window_start
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
 
@@ -40,6 +40,10 @@ class Negation:
         sentence = doc.sentence_of(start)
         sentence_start, sentence_end = doc.sentence_range(sentence, sentence)
         window = window_start(doc, start, self.clause_breaks, self.words_before)
+        if opens_inside(doc, hit, self.clause_breaks):
+            # "je n'ai rien contre les X, ils sont ...": the predicate's clause opens
+            # inside the match, after the group it takes up again.
+            window = start
         # Before the match: cues that *begin* there, even if they run into the
         # match ("stop | calling them rats", "it is a lie | that they ...").
         before = (window, min(sentence_end, start + CUE_OVERHANG), start)

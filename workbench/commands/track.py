@@ -420,7 +420,8 @@ def _observations_table(
     # the second): one column, so the two times fit beside the rest.
     table.add_column("Published / observed", min_width=TIME_MIN, overflow="fold")
     table.add_column("Severity", min_width=8, overflow="fold")
-    table.add_column("Text", ratio=1, min_width=8, overflow="ellipsis", no_wrap=True)
+    # The text is what an analyst reads first: it keeps room for a redaction and its reason.
+    table.add_column("Text", ratio=3, min_width=24, overflow="ellipsis", no_wrap=True)
     if with_url:
         table.add_column("URL", ratio=1, min_width=10, overflow="fold")
     table.add_column("Record hash", ratio=1, min_width=16, overflow="fold")

@@ -21,6 +21,7 @@ order, the profile places each record by its published_at.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -156,44 +157,71 @@ def ingest(
                 if after_commit is not None:
                     after_commit(written)
 
-    with store.writer() as writer:
+    def classified(batch: list[IngestRow | IngestError]) -> list[list[_Piece]]:
+        """Check and classify a batch, and pack it into transactions: each a list of
+        source chunks, sources in id order, at most CHUNK records (every transaction
+        locks its sources in ascending order, so concurrent ingests and the API's group
+        commit cannot deadlock)."""
+        ready: list[_Ready] = []
+        moment = clock()
+        for row in batch:
+            if isinstance(row, IngestError):
+                report.errors.append(row)
+                continue
+            checked = _checked(
+                row, classifier, store_text, max_future_skew_s, moment, postgres=postgres
+            )
+            if isinstance(checked, IngestError):
+                report.errors.append(checked)
+            else:
+                ready.append(checked)
+        results = classifier.classify_many((each.text, None, each.language) for each in ready)
+        by_source: dict[str, list[tuple[int, Entry]]] = {}
+        for each, result in zip(ready, results, strict=True):
+            by_source.setdefault(each.source_id, []).append(
+                (each.position, Entry(result, each.text, each.evidence))
+            )
+        groups: list[list[_Piece]] = []
+        group: list[_Piece] = []
+        size = 0
+        for source_id in sorted(by_source):
+            for chunk in _chunks(by_source[source_id]):
+                if group and size + len(chunk) > CHUNK:
+                    groups.append(group)
+                    group, size = [], 0
+                group.append((source_id, chunk))
+                size += len(chunk)
+        if group:
+            groups.append(group)
+        return groups
+
+    def appended(groups: list[list[_Piece]], rows_in_batch: int) -> int:
+        for each in groups:
+            commit(each)
+        return rows_in_batch
+
+    # The database's share of a batch (the server's or the disk's time, which the
+    # driver spends without the GIL) overlaps the classification of the next one:
+    # one appender thread commits the batches in input order while this thread
+    # checks and classifies, at most one batch ahead. A failure of the appender
+    # (StoreUnavailable) is raised here before the next batch is handed over.
+    with (
+        store.writer() as writer,
+        ThreadPoolExecutor(1, thread_name_prefix="harmwatch-ingest") as appender,
+    ):
+        pending: Future[int] | None = None
         iterator = iter(rows)
         while batch := list(islice(iterator, BATCH)):
-            ready: list[_Ready] = []
-            moment = clock()
-            for row in batch:
-                if isinstance(row, IngestError):
-                    report.errors.append(row)
-                    continue
-                checked = _checked(
-                    row, classifier, store_text, max_future_skew_s, moment, postgres=postgres
-                )
-                if isinstance(checked, IngestError):
-                    report.errors.append(checked)
-                else:
-                    ready.append(checked)
-            results = classifier.classify_many((each.text, None, each.language) for each in ready)
-            by_source: dict[str, list[tuple[int, Entry]]] = {}
-            for each, result in zip(ready, results, strict=True):
-                by_source.setdefault(each.source_id, []).append(
-                    (each.position, Entry(result, each.text, each.evidence))
-                )
-            # Sources in id order, each in chunks, packed into transactions of at most
-            # CHUNK records: every transaction locks its sources in ascending order, so
-            # concurrent ingests (and the API's group commit) cannot deadlock.
-            group: list[_Piece] = []
-            size = 0
-            for source_id in sorted(by_source):
-                for chunk in _chunks(by_source[source_id]):
-                    if group and size + len(chunk) > CHUNK:
-                        commit(group)
-                        group, size = [], 0
-                    group.append((source_id, chunk))
-                    size += len(chunk)
-            if group:
-                commit(group)
+            groups = classified(batch)
+            if pending is not None:
+                done = pending.result()
+                if progress is not None:
+                    progress(done)
+            pending = appender.submit(appended, groups, len(batch))
+        if pending is not None:
+            done = pending.result()
             if progress is not None:
-                progress(len(batch))
+                progress(done)
     report.errors.sort(key=lambda error: error.position)
     return report
 

@@ -25,7 +25,7 @@ import secrets
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
+from typing import IO, TYPE_CHECKING, Any, ClassVar, NamedTuple, cast
 
 import orjson
 from sqlalchemy import (
@@ -291,14 +291,55 @@ class _DriverStatement:
             else:
                 cursor.execute(sql, bound)
         except dialect.loaded_dbapi.Error as exc:
-            # What Connection.execute would do: SQLAlchemy's exception classes (so a
-            # locked or lost database is an OperationalError like everywhere else),
-            # and a dead connection is invalidated instead of going back to the pool.
-            if dialect.is_disconnect(exc, conn.connection, cursor):
-                conn.invalidate(exc)
-            raise DBAPIError.instance(
-                sql, bound, exc, dialect.loaded_dbapi.Error, dialect=dialect
-            ) from exc
+            raise _translated(conn, cursor, sql, bound, exc) from exc
+
+
+def _translated(
+    conn: Connection, cursor: DBAPICursor, sql: str, bound: Any, exc: Exception
+) -> DBAPIError:
+    """What Connection.execute would raise for a driver error: SQLAlchemy's exception
+    classes (so a locked or lost database is an OperationalError like everywhere
+    else), with a dead connection invalidated instead of going back to the pool."""
+    dialect = conn.dialect
+    if dialect.is_disconnect(exc, conn.connection, cursor):
+        conn.invalidate(exc)
+    return DBAPIError.instance(sql, bound, exc, dialect.loaded_dbapi.Error, dialect=dialect)
+
+
+class _CopyObservations:
+    """A chunk of records into PostgreSQL with one COPY instead of one INSERT per row.
+
+    An ingest chunk through ``executemany`` is a pipelined INSERT per record; its
+    parse, bind and execute messages and their replies held a PostgreSQL ingest to
+    3,500 records/s against SQLite's 5,600 (issue 14's target is 5,000 on both). COPY
+    streams the chunk as rows of one statement, inside the caller's transaction, under
+    the same constraints and indexes. ``text_kept`` is what the INSERT's CASE gives:
+    1 when the text is stored, 0 when it is null.
+    """
+
+    columns: ClassVar[tuple[str, ...]] = (*OBSERVATION_FIELDS, *SIGNATURE_FIELDS)
+
+    def __init__(self) -> None:
+        self._sql: str | None = None
+
+    def execute_many(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        sql = self._sql
+        if sql is None:
+            quote = conn.dialect.identifier_preparer.quote
+            names = ", ".join(quote(name) for name in (*self.columns, "text_kept"))
+            sql = self._sql = f"COPY {quote(observations.name)} ({names}) FROM STDIN"
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        columns = self.columns
+        try:
+            with cursor.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(
+                        (*[row[name] for name in columns], 0 if row["text"] is None else 1)
+                    )
+        except conn.dialect.loaded_dbapi.Error as exc:
+            raise _translated(conn, cursor, sql, None, exc) from exc
+        finally:
+            cursor.close()
 
 
 _PROFILE_COLUMNS = (
@@ -545,8 +586,13 @@ _SAVE = {
     ),
     "sqlite": (_DriverStatement(_INSERT_OBSERVATION), _DriverStatement(_UPDATE_PROFILE)),
 }
-# A chunk of records: one executemany of the insert, then one profile update.
-_INSERT_MANY = _DriverStatement(_INSERT_OBSERVATION)
+# A chunk of records: one executemany of the insert (a COPY on PostgreSQL), then one
+# profile update.
+_INSERT_MANY = {
+    "postgresql": _CopyObservations(),
+    "sqlite": _DriverStatement(_INSERT_OBSERVATION),
+}
+_INSERT_ONE = _DriverStatement(_INSERT_OBSERVATION)
 _UPDATE_ONCE = _DriverStatement(_UPDATE_PROFILE)
 _GET_PROFILE = select(*_PROFILE_COLUMNS).where(profiles.c.source_id == bindparam("sid"))
 _LISTING_ORDER = (
@@ -839,12 +885,12 @@ def append_many(
             for statement in _SAVE[conn.dialect.name]:
                 statement.execute(conn, {**rows[0], **params}).close()
             return written, profile
-        _INSERT_MANY.execute_many(conn, rows)
+        _INSERT_MANY[conn.dialect.name].execute_many(conn, rows)
     else:
         if len(rows) == 1:
-            _INSERT_MANY.execute(conn, rows[0]).close()
+            _INSERT_ONE.execute(conn, rows[0]).close()
         else:
-            _INSERT_MANY.execute_many(conn, rows)
+            _INSERT_MANY[conn.dialect.name].execute_many(conn, rows)
         profile, params = _backfilled_profile(conn, source_id, locked, written, rules)
     _UPDATE_ONCE.execute(conn, params).close()
     return written, profile

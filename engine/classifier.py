@@ -9,6 +9,7 @@ where, with what weight, and which cue suppressed what (SPEC section 2).
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterable
 
 from engine.amplify.base import Amplifier, NullAmplifier
@@ -29,6 +30,17 @@ from engine.text.re2x import Span
 from engine.text.script import dominant_script
 
 __all__ = ["Classifier", "Clock"]
+
+# A compiled language depends on the taxonomy alone (not on the amplifier, clock or
+# text limit), and compiling all eight takes about a minute of CPU: every Classifier
+# on an equal taxonomy in this process (same digest and file, e.g. the API's
+# classifier with a provider beside the plain one, a workbench reload of an
+# unchanged taxonomy) shares them. Held weakly: a language no classifier uses any
+# more is freed with its automata.
+_COMPILED: weakref.WeakValueDictionary[tuple[str, str, str], LanguagePipeline] = (
+    weakref.WeakValueDictionary()
+)
+_COMPILING = threading.Lock()
 
 
 class Classifier:
@@ -206,12 +218,13 @@ class Classifier:
         found = self._pipelines.get(code)
         if found is not None:
             return found
-        with self._lock:
-            found = self._pipelines.get(code)
+        key = (self.taxonomy.digest, str(self.taxonomy.path), code)
+        with _COMPILING:
+            found = _COMPILED.get(key)
             if found is None:
-                found = LanguagePipeline(self.taxonomy, code)
-                self._pipelines[code] = found
-        return found
+                found = _COMPILED[key] = LanguagePipeline(self.taxonomy, code)
+        with self._lock:
+            return self._pipelines.setdefault(code, found)
 
     def warm(self, languages: Iterable[str] = LANGUAGES, *, patterns: bool = False) -> None:
         """Compile the given languages now instead of on their first text.

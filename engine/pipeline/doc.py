@@ -190,7 +190,7 @@ class Doc:
             glued, plain = self.lang.mentions.find_glued_and_plain(self.subject, self.hits)
             if plain is not None and self._mentions is None:
                 self._mentions = plain
-            skeleton = Skeleton.build(self.text, glued)
+            skeleton = Skeleton.build(self.text, glued, self.subject.data)
             self._skeleton = (skeleton, Subject(skeleton.text))
         return self._skeleton
 

@@ -37,6 +37,22 @@ SECOND_PART_MIN_CHARS_BY_LANGUAGE = {"ar": 2}
 DISPATCH_PARTS_MAX = 4
 
 
+def final_entry(part: str) -> str:
+    """The scan entry of a pattern's final component: followed by a word boundary.
+
+    A full pattern ends with ``(?:NOT_WORD|$)``, so a match's final component is
+    followed by a non-word character or the end, in the skeleton the pattern reads.
+    The scan reads the normalized text, which differs from the skeleton only inside
+    mentions (one mark each) and at quote marks, dot runs and emoji (spaces in the
+    skeleton, non-word characters in the text too); the character after the
+    component is a letter in the text only when a mention starts there, run into
+    the component, which only a pack with GLUE_LEAD allows (the pipeline bounds no
+    entry there). So the entry is still a necessary condition, and a pattern whose
+    component only occurs inside a longer word is no longer a candidate.
+    """
+    return f"(?:{part})(?:{NOT_WORD}|$)"
+
+
 class LanguagePipeline:
     """Everything needed to classify one language, compiled once and shared by threads."""
 
@@ -215,13 +231,16 @@ class LanguagePipeline:
         self.patterns: list[PatternInfo] = []
         entries: list[str] = list(set_entries)
         entry_index: dict[str, int] = {}
+        # The pattern part each pattern entry stands for (``final_entry`` adds a
+        # boundary to some): the Arabizi vocabulary reads the parts.
+        dispatch_parts: list[str] = []
         # key entry -> [(pattern, the other entries it needs)], in pattern order.
         by_key: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
         second_min = SECOND_PART_MIN_CHARS_BY_LANGUAGE.get(code, SECOND_PART_MIN_CHARS)
+        chosen: list[tuple[list[str], str | None]] = []  # per pattern: parts, final
         for row in root.rows:
             for index, spec in enumerate(pack.patterns.get(row.id, ())):
                 compiled = compiler.compile(spec.regex, f"{where}: row {row.id}: pattern {index}")
-                pattern_index = len(self.patterns)
                 self.patterns.append(
                     PatternInfo(
                         pattern_id=f"{row.id}:{code}:{index}",
@@ -246,15 +265,30 @@ class LanguagePipeline:
                     for part in ranked[1:DISPATCH_PARTS_MAX]
                     if self._min_length(part) >= second_min
                 ] or [compiled.dispatch]
-                ids: list[int] = []
-                for part in parts:
-                    if part not in entry_index:
-                        entry_index[part] = len(entries)
-                        entries.append(part)
-                    ids.append(entry_index[part])
-                key = max(ids, key=lambda i: self._min_length(entries[i]))
-                others = tuple(dict.fromkeys(i for i in ids if i != key))
-                by_key.setdefault(key, []).append((pattern_index, others))
+                chosen.append((parts, compiled.final if compiled.final in parts else None))
+        # A pattern's final component is asked for with the word boundary that every
+        # match has after it ("vil" then proposes no pattern in "ville"; see
+        # ``final_entry``), where that adds no entry to the Set: when no pattern
+        # asks for the same part without the boundary, and in packs without
+        # GLUE_LEAD, where a group word run into the component would end it before
+        # a letter.
+        plain = {part for parts, final in chosen for part in parts if part != final}
+        for pattern_index, (parts, final) in enumerate(chosen):
+            ends = final if leads is None and final is not None and final not in plain else None
+            key_part = max(parts, key=self._min_length)
+            ids: list[int] = []
+            key = -1
+            for part in parts:
+                scan_entry = final_entry(part) if part == ends else part
+                if scan_entry not in entry_index:
+                    entry_index[scan_entry] = len(entries)
+                    entries.append(scan_entry)
+                    dispatch_parts.append(part)
+                ids.append(entry_index[scan_entry])
+                if part == key_part and key < 0:
+                    key = entry_index[scan_entry]
+            others = tuple(dict.fromkeys(i for i in ids if i != key))
+            by_key.setdefault(key, []).append((pattern_index, others))
         self.scanner = ScriptScanner(
             entries,
             anchor_count=len(set_entries),
@@ -265,7 +299,7 @@ class LanguagePipeline:
         self.vocabulary = PackVocabulary(
             [
                 *finder_parts,
-                *entries[len(set_entries) :],
+                *dispatch_parts,
                 *(compiler.macro(name, where) for name in pack.lexicon),
                 compiler.terms(literal_words(pack), typo=False, where=f"{where} arabizi"),
             ]

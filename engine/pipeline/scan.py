@@ -62,8 +62,15 @@ class Scanner:
         coded_entries: Sequence[str],
         by_key: dict[int, list[tuple[int, tuple[int, ...]]]],
     ) -> None:
-        # key entry -> [(pattern, the other entries it needs)], in pattern order.
-        self._by_key = by_key
+        # key entry -> (the patterns it proposes alone, [(pattern, the other entries
+        # it needs)]): most patterns need their key only.
+        self._by_key: dict[int, tuple[tuple[int, ...], tuple[tuple[int, frozenset[int]], ...]]] = {
+            key: (
+                tuple(pattern for pattern, others in proposed if not others),
+                tuple((pattern, frozenset(others)) for pattern, others in proposed if others),
+            )
+            for key, proposed in by_key.items()
+        }
         self._keys = frozenset(by_key)
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
         self._coded_start = len(entries)
@@ -102,9 +109,11 @@ class Scanner:
         by_key = self._by_key
         # Most hits are second parts, anchors or keys of no candidate here: only
         # the keys among them are walked.
-        for key in seen & self._keys:
-            for pattern_index, others in by_key[key]:
-                if seen.issuperset(others):
+        for key in self._keys.intersection(seen):
+            alone, needing = by_key[key]
+            patterns.extend(alone)
+            for pattern_index, others in needing:
+                if others <= seen:
                     patterns.append(pattern_index)
         patterns.sort()
         anchors = sorted(self._anchor_ids.intersection(hits))

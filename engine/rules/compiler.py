@@ -11,6 +11,7 @@ patterns of a language fit in one ``re2.Set`` scan.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -98,9 +99,19 @@ class CompiledPattern:
     dispatch: str
     components: tuple[str, ...]
     filler_groups: tuple[str, ...]
+    # The component that ends the pattern, if one does: every match has a word
+    # boundary (or the end) right after it, which its dispatch entry may require.
+    final: str | None = None
 
 
 def form_trie(forms: Iterable[str]) -> str:
+    """``_form_trie`` of the forms (remembered: loading checks every word class, and
+    each language's pipeline expands the same classes again)."""
+    return _form_trie(tuple(dict.fromkeys(forms)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _form_trie(forms: tuple[str, ...]) -> str:
     """One alternation of word forms, factored on their common beginnings.
 
     A class of a few hundred lemmas has thousands of forms that share stems and
@@ -122,7 +133,7 @@ def form_trie(forms: Iterable[str]) -> str:
             return "(?:" + "|".join(branches) + ")?"
         return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
-    return alternation(list(dict.fromkeys(forms)))
+    return alternation(list(forms))
 
 
 def _class_for(ch: str, classes: Mapping[str, str]) -> str:
@@ -439,7 +450,7 @@ class PatternCompiler:
             raise PatternError(f"{where}: a pattern needs exactly one {{T}} or {{TM}} slot")
         fillers: list[str] = []
         body = self.translate(source, where=where, allow_slots=True, fillers=fillers)
-        components = self.components(source, where)
+        components, final = self._components(source, where)
         dispatch = (
             ""
             if components
@@ -457,6 +468,7 @@ class PatternCompiler:
             dispatch=dispatch,
             components=tuple(components),
             filler_groups=tuple(fillers),
+            final=final,
         )
 
     def components(self, source: str, where: str) -> list[str]:
@@ -467,8 +479,15 @@ class PatternCompiler:
         and optional parts are not. A top-level ``|`` makes every part optional,
         so such a pattern has no components (the caller falls back to ``dispatch``).
         """
+        return self._components(source, where)[0]
+
+    def _components(self, source: str, where: str) -> tuple[list[str], str | None]:
+        """``components``, and the one that ends the source (nothing but spaces after
+        it), or None."""
         out: list[str] = []
         literal: list[str] = []
+        # Where in the source the last component ends.
+        ends = [-1]
 
         def flush(drop_last: bool = False) -> None:
             if drop_last and literal:
@@ -477,6 +496,7 @@ class PatternCompiler:
             literal.clear()
             if any(ch.isalpha() for ch in text):
                 out.append(self.translate(text, where=where, allow_slots=False))
+                ends[0] = -1 if drop_last else i
 
         def optional_after(pos: int) -> bool:
             if pos < len(source) and source[pos] in "?*":
@@ -498,6 +518,7 @@ class PatternCompiler:
                     flush()
                     if not optional_after(close + 1):
                         out.append(self._token(inner, where))
+                        ends[0] = close + 1
                 i = close + 1
             elif ch == "(":
                 close = group_end(source, i)
@@ -507,6 +528,7 @@ class PatternCompiler:
                     token in group for token in ("{T", "{F", "{G}")
                 ):
                     out.append(self.translate(group, where=where, allow_slots=False))
+                    ends[0] = close + 1
                 i = close + 1
             elif ch == "[":
                 flush()
@@ -515,7 +537,7 @@ class PatternCompiler:
                 flush()
                 i += escape_length(source, i)
             elif ch == "|":
-                return []
+                return [], None
             elif ch in "?*":
                 flush(drop_last=True)
                 i += 1
@@ -526,7 +548,8 @@ class PatternCompiler:
                 literal.append(ch)
                 i += 1
         flush()
-        return out
+        final = out[-1] if out and ends[0] >= 0 and not source[ends[0] :].strip() else None
+        return out, final
 
     def translate(
         self,

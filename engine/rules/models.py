@@ -248,6 +248,9 @@ class Cues(Strict):
     # Phrases that call what was just said false ("that's a myth", "eso es mentira"):
     # right after a match, with nothing but punctuation between, they rebut it.
     rebuttal: list[str] = Field(default_factory=list)
+    # Frames before a claim that call it a lie or question who said it ("it is a lie
+    # that ...", "who told you that ..."): in the clause before a match, counter-speech.
+    rebuttal_frames: list[str] = Field(default_factory=list)
 
 
 class BenignContext(Strict):

@@ -30,8 +30,12 @@ _CHARS_PER_WORD = 24
 # A window of n words reaches at most (n + 1) times this many characters back. A
 # "word" here is any run without whitespace, of brackets or of run-together letters
 # too, so without a bound every match inside a long run would search the whole run
-# again (quadratic in the run); no word of a real language is this long.
-_WINDOW_CHARS_PER_WORD = 64
+# again (quadratic in the run). 24 characters a word is the longest average any real
+# clause reaches (a six-word window may still hold words of 40 or more letters: the
+# bound is on the window, not on each word); a run of brackets or dots before a match
+# is thus read for at most a window's worth (a negation before 400 closing brackets
+# is not in the clause of what follows them).
+_WINDOW_CHARS_PER_WORD = 24
 WORD = re.compile(r"\S+")
 
 

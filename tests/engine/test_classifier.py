@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Classification, Classifier, LoadedTaxonomy
+from engine import Classification, Classifier, LoadedTaxonomy, load_taxonomy
 from engine.result import fast_timestamp, format_timestamp
 from engine.text.sentences import SENTENCE_END as _SENTENCE_END
 from tests.contract import RESULT_FIELDS
@@ -392,3 +394,23 @@ def test_fast_timestamp_is_format_timestamp(monkeypatch: pytest.MonkeyPatch, nan
     seconds, rest = divmod(nanos, 1_000_000_000)
     moment = datetime.fromtimestamp(seconds, UTC) + timedelta(microseconds=rest // 1000)
     assert fast_timestamp() == format_timestamp(moment)
+
+
+def test_classifiers_on_one_taxonomy_share_its_compiled_languages(
+    taxonomy: LoadedTaxonomy, tmp_path: Path
+) -> None:
+    """A second Classifier on an equal taxonomy (the API's amplified one, a reload of an
+    unchanged file) reuses the compiled languages instead of compiling them again; a
+    taxonomy whose content differs gets its own."""
+    first = Classifier(taxonomy)
+    second = Classifier(taxonomy, max_text_chars=100, clock=lambda: datetime.now(UTC))
+    assert second.pipeline("yo") is first.pipeline("yo")
+    reloaded = load_taxonomy(taxonomy.path)
+    assert Classifier(reloaded).pipeline("yo") is first.pipeline("yo")
+    copy = tmp_path / "taxonomy"
+    shutil.copytree(taxonomy.path.parent, copy)
+    root = copy / taxonomy.path.name
+    root.write_text(root.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    changed = load_taxonomy(root)
+    assert changed.digest != taxonomy.digest
+    assert Classifier(changed).pipeline("yo") is not first.pipeline("yo")

@@ -1,5 +1,6 @@
 """Counter-speech: a match reported (a reporting cue, or quotation marks) and
-condemned in the sentences around it, or rebutted right after it."""
+condemned in the sentences around it, rebutted right after it, or framed as a lie
+before it ("it is a lie that ...", "who told you that ...")."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import ClassVar
 
 from engine.pipeline.cues import CueBook, CueFinder
 from engine.pipeline.doc import Doc, Hit
+from engine.pipeline.suppress.clause import window_start
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
 
@@ -14,6 +16,8 @@ from engine.rules.models import LanguagePack, Windows
 # far a rebuttal cue may run: the search after a match is bounded, so it stays linear.
 REBUTTAL_GAP = 8
 REBUTTAL_CUE_CHARS = 120
+# How far a rebuttal frame that starts before a match may run into it.
+FRAME_OVERHANG = 40
 
 
 class CounterSpeech:
@@ -24,18 +28,26 @@ class CounterSpeech:
         self.exceptions = cues.list("negation_exceptions")
         self.reporting = cues.list("reporting")
         self.rebuttal = cues.list("rebuttal")
+        self.frames = cues.list("rebuttal_frames")
+        self.clause_breaks = cues.list("clause_breaks")
         self.finders: tuple[CueFinder, ...] = (
             self.condemnation,
             self.exceptions,
             self.reporting,
             self.rebuttal,
+            self.frames,
+            self.clause_breaks,
         )
         self.reach = windows.counter_speech_sentences
+        self.words_before = windows.negation_words_before
 
     def check(self, doc: Doc, hit: Hit) -> Suppression | None:
         rebutted = self._rebutted(doc, hit) if doc.may_find(self.rebuttal) else None
         if rebutted is not None:
             return rebutted
+        framed = self._framed(doc, hit) if doc.may_find(self.frames) else None
+        if framed is not None:
+            return framed
         if not doc.may_find(self.condemnation):
             return None
         start, end = hit.start, hit.end
@@ -81,4 +93,25 @@ class CounterSpeech:
                 return None
             _, rebuttal = doc.original(cue_start, cue_end)
             return Suppression("counter_speech", rebuttal, doc.norm.to_original(cue_start, cue_end))
+        return None
+
+    def _framed(self, doc: Doc, hit: Hit) -> Suppression | None:
+        """A rebuttal frame that begins in the clause before the match, as far back as
+        a negation cue may (the same window), and may run into it: "it is a lie | that
+        they ...". A negation exception over it is a rhetorical question ("is it wrong
+        to say ..."), not a rebuttal.
+        """
+        start = hit.start
+        sentence = doc.sentence_of(start)
+        sentence_start, sentence_end = doc.sentence_range(sentence, sentence)
+        window = window_start(doc, start, self.clause_breaks, self.words_before)
+        end = min(sentence_end, start + FRAME_OVERHANG)
+        exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
+        for cue_start, cue_end in doc.cues(self.frames, window, end):
+            if cue_start >= start:
+                break
+            if exceptions.overlaps(cue_start, cue_end):
+                continue
+            span, cue = doc.original(cue_start, cue_end)
+            return Suppression("counter_speech", cue, span)
         return None

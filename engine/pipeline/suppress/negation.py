@@ -6,13 +6,12 @@ from typing import ClassVar
 
 from engine.pipeline.cues import CueBook, CueFinder
 from engine.pipeline.doc import Doc, Hit
+from engine.pipeline.suppress.clause import opens_inside, window_start
 from engine.result import Suppression, SuppressionReason
 from engine.rules.models import LanguagePack, Windows
 
 # How far a negation cue that starts before a match may run into it.
 CUE_OVERHANG = 40
-# How many words before the negation window a clause-break phrase may begin.
-BREAK_REACH_WORDS = 12
 
 
 class Negation:
@@ -38,24 +37,16 @@ class Negation:
 
     def _check(self, doc: Doc, hit: Hit) -> Suppression | None:
         start = hit.start
-        bounds = doc.bounds()
         sentence = doc.sentence_of(start)
         sentence_start, sentence_end = doc.sentence_range(sentence, sentence)
-        clause_start = bounds.clause_start(sentence_start, start)
-        # A clause break moves the window only if it ends inside the last words
-        # before the match; looking for breaks over the whole clause would cost a
-        # pass over the clause per match (quadratic in a long unbroken clause).
-        # ``BREAK_REACH`` words more than the window lets a break phrase begin
-        # before the window and still be read whole.
-        break_from = bounds.last_words_start(
-            clause_start, start, self.words_before + BREAK_REACH_WORDS
-        )
-        for _, brk_end in doc.cues(self.clause_breaks, break_from, start):
-            clause_start = max(clause_start, brk_end)
-        window_start = bounds.last_words_start(clause_start, start, self.words_before)
+        window = window_start(doc, start, self.clause_breaks, self.words_before)
+        if opens_inside(doc, hit, self.clause_breaks):
+            # "je n'ai rien contre les X, ils sont ...": the predicate's clause opens
+            # inside the match, after the group it takes up again.
+            window = start
         # Before the match: cues that *begin* there, even if they run into the
         # match ("stop | calling them rats", "it is a lie | that they ...").
-        before = (window_start, min(sentence_end, start + CUE_OVERHANG), start)
+        before = (window, min(sentence_end, start + CUE_OVERHANG), start)
         regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
         exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
         negation, subject = self.negation, doc.subject

@@ -45,7 +45,7 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -296,12 +296,12 @@ class _DriverStatement:
 
 def _translated(
     conn: Connection, cursor: DBAPICursor, sql: str, bound: Any, exc: Exception
-) -> DBAPIError:
+) -> StatementError:
     """What Connection.execute would raise for a driver error: SQLAlchemy's exception
     classes (so a locked or lost database is an OperationalError like everywhere
     else), with a dead connection invalidated instead of going back to the pool."""
     dialect = conn.dialect
-    if dialect.is_disconnect(exc, conn.connection, cursor):
+    if dialect.is_disconnect(cast(Any, exc), conn.connection, cursor):
         conn.invalidate(exc)
     return DBAPIError.instance(sql, bound, exc, dialect.loaded_dbapi.Error, dialect=dialect)
 
@@ -588,7 +588,7 @@ _SAVE = {
 }
 # A chunk of records: one executemany of the insert (a COPY on PostgreSQL), then one
 # profile update.
-_INSERT_MANY = {
+_INSERT_MANY: dict[str, _CopyObservations | _DriverStatement] = {
     "postgresql": _CopyObservations(),
     "sqlite": _DriverStatement(_INSERT_OBSERVATION),
 }

@@ -34,6 +34,7 @@ __all__ = [
     "TaxonomyError",
     "build_classifier",
     "classify",
+    "configured_taxonomy",
     "default_classifier",
     "load_taxonomy",
 ]
@@ -64,15 +65,27 @@ _default: Classifier | None = None
 _default_lock = threading.Lock()
 
 
+def configured_taxonomy(settings: Settings) -> LoadedTaxonomy:
+    """The taxonomy the settings name, from the on-disk cache when its files are unchanged.
+
+    Every entry point that needs the taxonomy (a classifier, the tracking rules of
+    ``track show``, ``serve``'s preflight) reads it here: validating it from the
+    YAML files costs seconds (every pattern is compiled once to check it), the
+    cache entry a few hundred milliseconds, and a broken or changed file is
+    loaded afresh and reported exactly as ``load_taxonomy`` reports it.
+    """
+    from engine.rules.cache import default_cache_dir, load_taxonomy_cached
+
+    cache_dir = settings.cache_dir if settings.cache_dir is not None else default_cache_dir()
+    return load_taxonomy_cached(settings.taxonomy_path, cache_dir)
+
+
 def build_classifier(settings: Settings) -> Classifier:
     """A classifier configured from settings (taxonomy, text limit, amplifier)."""
     from engine.amplify import build_amplifier
     from engine.classifier import Classifier
-    from engine.rules.cache import default_cache_dir, load_taxonomy_cached
 
-    # The validated taxonomy comes from the on-disk cache when its files are unchanged.
-    cache_dir = settings.cache_dir if settings.cache_dir is not None else default_cache_dir()
-    taxonomy = load_taxonomy_cached(settings.taxonomy_path, cache_dir)
+    taxonomy = configured_taxonomy(settings)
     key = settings.text_analytics_key.get_secret_value() if settings.text_analytics_key else None
     amplifier = build_amplifier(
         settings.text_analytics_endpoint,

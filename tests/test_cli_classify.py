@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -286,6 +288,28 @@ def test_version() -> None:
     result = run(["--version"])
     assert result.exit_code == 0
     assert result.stdout.strip() == f"harmwatch {package_version()}"
+
+
+def test_the_console_script_prints_the_version_without_loading_typer() -> None:
+    """The installed script's entry point answers ``--version`` with the standard library
+    alone (issue 15's start-time target); any other call goes on to the typer app."""
+    probe = (
+        "import sys; sys.argv = ['harmwatch', '--version']\n"
+        "from workbench.entry import main; main()\n"
+        "print(sorted(m for m in ('typer', 'click', 'rich', 'engine') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines() == [f"harmwatch {package_version()}", "[]"]
+    help_probe = (
+        "import sys; sys.argv = ['harmwatch', '--help']\nfrom workbench.entry import main; main()"
+    )
+    helped = subprocess.run(
+        [sys.executable, "-c", help_probe], capture_output=True, text=True, timeout=60
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert "classify" in helped.stdout
 
 
 def _commands(command: Any, path: str = "harmwatch") -> Iterator[tuple[str, Any]]:

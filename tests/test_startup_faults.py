@@ -38,12 +38,12 @@ def clean_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, taxonomy: LoadedTaxonomy
 ) -> Iterator[None]:
     isolate_cli(monkeypatch, tmp_path)
-    shipped = serve_command.load_taxonomy
+    shipped = serve_command.configured_taxonomy
 
-    def load(path: Path | None = None) -> LoadedTaxonomy:
-        return taxonomy if path is None else shipped(path)
+    def load(settings: Settings) -> LoadedTaxonomy:
+        return taxonomy if settings.taxonomy_path is None else shipped(settings)
 
-    monkeypatch.setattr(serve_command, "load_taxonomy", load)
+    monkeypatch.setattr(serve_command, "configured_taxonomy", load)
     yield
 
 

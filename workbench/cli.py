@@ -11,12 +11,12 @@ exit code 2 for every command (see ``workbench.errors``).
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand
 
+from workbench.entry import package_version
 from workbench.errors import ReportingGroup
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -89,13 +89,6 @@ class LazyGroup(ReportingGroup):
             self._listing = False
 
 
-def package_version() -> str:
-    try:
-        return version("harmwatch")
-    except PackageNotFoundError:  # running from a checkout that was never installed
-        return "unknown"
-
-
 def _print_version(requested: bool) -> None:
     if requested:
         typer.echo(f"harmwatch {package_version()}")
@@ -135,5 +128,5 @@ app = create_app()
 
 
 def main() -> None:
-    """Console-script entry point (``harmwatch = "workbench.cli:main"``)."""
+    """The typer app; the console script reaches it through ``workbench.entry.main``."""
     app()

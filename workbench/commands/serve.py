@@ -32,7 +32,7 @@ from typing import Annotated, Any
 
 import typer
 
-from engine import Settings, load_taxonomy
+from engine import Settings, configured_taxonomy
 from workbench.errors import EXIT_ERROR, report
 from workbench.options import settings_of
 
@@ -101,7 +101,7 @@ def preflight(settings: Settings, host: str, port: int) -> None:
     from engine.amplify import build_amplifier
     from store import StoreMisconfigured, StoreUnavailable, open_store
 
-    taxonomy = load_taxonomy(settings.taxonomy_path)  # the file and row at fault
+    taxonomy = configured_taxonomy(settings)  # a broken file: the file and row at fault
     key = settings.text_analytics_key
     build_amplifier(  # ValueError naming the setting (never its value)
         settings.text_analytics_endpoint,

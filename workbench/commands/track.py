@@ -22,7 +22,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from engine import Classification, Settings, build_classifier, load_taxonomy
+from engine import Classification, Settings, build_classifier, configured_taxonomy
 from store import (
     Observation,
     SourceProfile,
@@ -1061,4 +1061,4 @@ def forget_command(
 
 def _rules(settings: Settings) -> TrackingRules:
     """Labels and risk levels from the taxonomy the settings name."""
-    return TrackingRules.from_taxonomy(load_taxonomy(settings.taxonomy_path).root, settings)
+    return TrackingRules.from_taxonomy(configured_taxonomy(settings).root, settings)

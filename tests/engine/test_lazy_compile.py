@@ -10,12 +10,14 @@ everything, which these tests check against the full forms.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import engine.classifier
 from engine.classifier import Classifier
 from engine.pipeline import mentions as mentions_module
 from engine.pipeline.language import LanguagePipeline
@@ -256,8 +258,11 @@ def test_a_corrupt_memo_is_ignored(tmp_path: Path) -> None:
 
 
 def test_warm_compiles_what_serves_a_servers_every_text(
-    taxonomy: LoadedTaxonomy,
+    taxonomy: LoadedTaxonomy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A language compiled from nothing: not the one this process's other classifiers
+    # share (engine.classifier._COMPILED), which earlier texts may have extended.
+    monkeypatch.setattr(engine.classifier, "_COMPILED", weakref.WeakValueDictionary())
     classifier = Classifier(taxonomy)
     classifier.warm(["ha"], patterns=True)
     lang = classifier.pipeline("ha")

@@ -222,12 +222,12 @@ def test_a_chunk_keeps_awkward_text_url_and_metadata_exactly(
     assert client.get(f"/tracking/{source}/verify").json()["intact"]
 
 
-def test_batches_handed_to_the_appender_keep_input_order_and_all_rows(
+def test_batches_and_chunks_keep_input_order_and_all_rows(
     classifier: Classifier, url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Classification of one batch overlaps the append of the one before: with batches
-    of 7 rows over 3 sources, every row lands once, in input order per source, the
-    progress callback sees every batch, and each chain verifies."""
+    """With batches of 7 rows over 3 sources and transactions of at most 2 records, every
+    row lands once, in input order per source, the progress callback sees every batch,
+    and each chain verifies."""
     import store.ingest
 
     monkeypatch.setattr(store.ingest, "BATCH", 7)

@@ -588,11 +588,11 @@ _SAVE = {
 }
 # A chunk of records: one executemany of the insert (a COPY on PostgreSQL), then one
 # profile update.
+_INSERT_ONE = _DriverStatement(_INSERT_OBSERVATION)
 _INSERT_MANY: dict[str, _CopyObservations | _DriverStatement] = {
     "postgresql": _CopyObservations(),
-    "sqlite": _DriverStatement(_INSERT_OBSERVATION),
+    "sqlite": _INSERT_ONE,  # its executemany: one statement, compiled once per dialect
 }
-_INSERT_ONE = _DriverStatement(_INSERT_OBSERVATION)
 _UPDATE_ONCE = _DriverStatement(_UPDATE_PROFILE)
 _GET_PROFILE = select(*_PROFILE_COLUMNS).where(profiles.c.source_id == bindparam("sid"))
 _LISTING_ORDER = (

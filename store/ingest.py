@@ -6,13 +6,13 @@ published_at, url, metadata, and that the text can be stored): a bad row is
 reported with its position (a file's line number, a request's index) and
 never reaches the database, while the valid rows go on. Valid rows are
 classified with ``classify_many`` a batch at a time, then appended source by
-source in chunks (``store.tracking.append_many``: one lock and one profile
-update per source chunk), several sources' chunks sharing a transaction of at
-most ``CHUNK`` records (a feed of many sources would otherwise pay a commit,
-an fsync on SQLite, for a handful of records). Appends to a
-source stay serialized through its profile row's lock, so concurrent ingests
-and observes of one source form one unbroken chain on SQLite and PostgreSQL,
-and a chunk is written whole or not at all.
+source in chunks (``store.tracking.append_chunks``: one lock and one profile
+update per source chunk, one insert for all of a transaction's records),
+several sources' chunks sharing a transaction of at most ``CHUNK`` records (a
+feed of many sources would otherwise pay a commit, an fsync on SQLite, for a
+handful of records). Appends to a source stay serialized through its profile
+row's lock, so concurrent ingests and observes of one source form one unbroken
+chain on SQLite and PostgreSQL, and a chunk is written whole or not at all.
 
 Within a source, rows keep their order in the input: the chain is append
 order, the profile places each record by its published_at.
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from engine.classifier import Classifier
 from store.evidence import Evidence, make_evidence
 from store.source_id import validate_source_id
-from store.tracking import Entry, Observation, TamperedHeadError, append_many
+from store.tracking import Entry, Observation, TamperedHeadError, append_chunks
 
 if TYPE_CHECKING:
     from store.database import Store
@@ -128,19 +128,15 @@ def ingest(
         retried one transaction each, so only that source's rows are refused."""
         try:
             with writer.transaction() as conn:
-                outcomes = [
-                    append_many(
-                        source_id,
-                        [entry for _, entry in chunk],
-                        store_text=store_text,
-                        rules=rules,
-                        session=conn,
-                        signer=signer,
-                        taxonomy_digest=digest,
-                        skip_existing=skip_existing,
-                    )[0]
-                    for source_id, chunk in group
-                ]
+                outcomes = append_chunks(
+                    [(source_id, [entry for _, entry in chunk]) for source_id, chunk in group],
+                    store_text=store_text,
+                    rules=rules,
+                    session=conn,
+                    signer=signer,
+                    taxonomy_digest=digest,
+                    skip_existing=skip_existing,
+                )
         except TamperedHeadError as exc:
             if len(group) > 1:
                 for piece in group:

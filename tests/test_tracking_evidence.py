@@ -34,6 +34,7 @@ from store import (
     TamperedHeadError,
     TrackingRules,
     append,
+    append_chunks,
     append_many,
     export_chain,
     get_profile,
@@ -176,6 +177,56 @@ def test_random_backfills_keep_the_profile_exact(
     with store.transaction() as session:
         result = verify_source("acct:r", session=session, rules=small)
     assert result.intact, result.reason
+
+
+def test_one_transaction_of_several_sources_keeps_each_profile_exact(
+    store: Store, rules: TrackingRules
+) -> None:
+    """append_chunks (what an ingest transaction does): several sources' chunks, forward
+    and backfilled, written by one insert after their profile updates; each profile is
+    still the naive replay's, each chain verifies, and a source given twice is refused
+    before anything is written."""
+    small = replace(rules, window=4)
+    chance = random.Random(7)
+    sources = ["feed:a", "feed:b", "feed:c"]
+    records: dict[str, list[tuple[str, int, int]]] = {source: [] for source in sources}
+    for step in range(6):
+        chunks = []
+        for source in sources:
+            entries = []
+            for item in range(chance.choice([1, 2, 5])):
+                severity = chance.choice([0, 1, 2, 3, 4])
+                published = day(chance.randrange(0, 20))
+                content = f"{source} step {step} item {item} severity {severity}"
+                entries.append(
+                    Entry(
+                        classified(severity, content),
+                        content,
+                        make_evidence(published_at=published, now=NOW),
+                    )
+                )
+                records[source].append((published, len(records[source]) + 1, severity))
+            chunks.append((source, entries))
+        with store.transaction(write=True) as session:
+            written = append_chunks(chunks, store_text=True, rules=small, session=session)
+        assert [len(each) for each in written] == [len(entries) for _, entries in chunks]
+        with store.transaction() as session:
+            for source in sources:
+                expected = naive_profile(small, records[source])
+                profile = get_profile(source, session=session)
+                assert picked(profile, expected) == expected, f"{source} at step {step}"
+    with store.transaction() as session:
+        for source in sources:
+            result = verify_source(source, session=session, rules=small)
+            assert result.intact, (source, result.reason)
+    twice = [("feed:a", chunks[0][1]), ("feed:a", chunks[0][1])]
+    with (
+        pytest.raises(ValueError, match="each source once"),
+        store.transaction(write=True) as session,
+    ):
+        append_chunks(twice, store_text=True, rules=small, session=session)
+    with store.transaction() as session:
+        assert get_profile("feed:a", session=session).observation_count == len(records["feed:a"])
 
 
 def test_verify_names_an_edited_analyst_field(store: Store, rules: TrackingRules) -> None:

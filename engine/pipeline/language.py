@@ -295,6 +295,7 @@ class LanguagePipeline:
             coded_entries=coded_entries,
             by_key=by_key,
             ascii_spelling=(self._ascii("scan", entries), self._ascii("coded", coded_entries)),
+            gate_parts=ascii_parts,
         )
         self.vocabulary = PackVocabulary(
             [

@@ -21,7 +21,7 @@ import engine.classifier
 from engine.classifier import Classifier
 from engine.pipeline import mentions as mentions_module
 from engine.pipeline.language import LanguagePipeline
-from engine.pipeline.scan import scan
+from engine.pipeline.scan import Scanner, _Gate, scan
 from engine.rules.cache import CompileMemo, load_taxonomy_cached
 from engine.rules.load import DEFAULT_TAXONOMY, LoadedTaxonomy
 from engine.rules.regex_syntax import ascii_only
@@ -273,3 +273,62 @@ def test_warm_compiles_what_serves_a_servers_every_text(
     assert classifier.classify("Inyamurai beraye ne", language="ha").language == "ha"
     assert lang.scanner._ascii is None
     assert set(lang.mentions._made) == {(None, False)}
+
+
+@pytest.fixture(scope="module")
+def gates(classifier: Classifier) -> dict[str, tuple[_Gate, Scanner]]:
+    """Per language, the gate and the ASCII Set it stands in front of."""
+    out = {}
+    for code in ("en", "fr"):
+        scanner = classifier.pipeline(code).scanner
+        gate = _Gate(scanner._gate_parts, scanner._ascii_spelling[1])
+        out[code] = (gate, scanner._build(True))
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    code_and_text=st.sampled_from(["en", "fr"]).flatmap(
+        lambda code: st.tuples(st.just(code), _texts(_PIECES if code == "en" else _PIECES_FR))
+    ),
+    lowered=st.booleans(),
+)
+# Group words run into a lead or into each other, and only a lead.
+@example(code_and_text=("en", "killallmuslims"), lowered=True)
+@example(code_and_text=("fr", "cesjuifs sont"), lowered=True)
+@example(code_and_text=("en", "kill all the"), lowered=False)
+def test_the_gate_answers_as_the_ascii_set_or_defers_to_it(
+    gates: dict[str, tuple[_Gate, Scanner]], code_and_text: tuple[str, str], lowered: bool
+) -> None:
+    code, text = code_and_text
+    data = text.lower().encode("ascii", "replace")
+    gate, full = gates[code]
+    answer = gate.scan(data, lowered=lowered)
+    if answer is not None:
+        assert answer is full.scan(data, need_target=True, lowered=lowered)
+
+
+def test_a_text_naming_no_group_compiles_only_the_gate(
+    taxonomy: LoadedTaxonomy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine.classifier, "_COMPILED", weakref.WeakValueDictionary())
+    fresh = Classifier(taxonomy)
+    lang = fresh.pipeline("en")
+    # The reference compiles its own English (classifiers otherwise share one).
+    monkeypatch.setattr(engine.classifier, "_COMPILED", weakref.WeakValueDictionary())
+    warmed = Classifier(taxonomy)
+    warmed.warm(["en"])
+    assert warmed.pipeline("en") is not lang
+
+    def decided(classifier: Classifier, text: str) -> dict[str, object]:
+        data = classifier.classify(text, language="en").to_dict()
+        del data["timestamp"]
+        return data
+
+    groupless = "They are filthy and should be driven out of our town."
+    assert decided(fresh, groupless) == decided(warmed, groupless)
+    assert lang.scanner._gate is not None and lang.scanner._ascii is None
+    named = "The muslims are filthy and should be driven out of our town."
+    assert decided(fresh, named) == decided(warmed, named)
+    assert decided(fresh, named)["is_harmful"]
+    assert lang.scanner._ascii is not None  # it serves every ASCII text from now on

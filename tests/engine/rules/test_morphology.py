@@ -1,13 +1,19 @@
-"""The morphology layer: French paradigms, digests, word-class expansion."""
+"""The morphology layer: French paradigms, digests, word-class expansion, and the shipped
+forms of fr, es, ar and ru against their generator."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from engine.errors import PatternError
-from engine.rules.formgen import fr
+from engine.rules.formgen import fr, generate
 from engine.rules.load import LoadedTaxonomy, load_taxonomy
 from engine.rules.morphology import content_digest
+
+TAXONOMY = Path(__file__).resolve().parents[3] / "taxonomy"
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +97,22 @@ def test_committed_forms_match_their_digest(shipped: LoadedTaxonomy) -> None:
     forms = shipped.forms["fr"]
     assert forms.forms["tuer"]["inf"] == ("tuer",)
     assert content_digest({}) != content_digest({"tuer": {}})
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        ("fr", ("simplemma",)),
+        ("es", ("simplemma",)),
+        ("ar", ("simplemma",)),
+        ("ru", ("simplemma", "pymorphy3")),
+    ],
+)
+def test_shipped_forms_are_what_the_generator_writes(code: str, needs: tuple[str, ...]) -> None:
+    """A paradigm rule or a lemma changed without `make taxonomy-forms` leaves a stale
+    file: the generator (with its development dependencies) must write exactly it."""
+    for module in needs:
+        pytest.importorskip(module)
+    pack = yaml.safe_load((TAXONOMY / "lang" / f"{code}.yaml").read_text(encoding="utf-8"))
+    shipped_forms = yaml.safe_load((TAXONOMY / "forms" / f"{code}.yaml").read_text("utf-8"))
+    assert generate(code, pack["words"]) == shipped_forms

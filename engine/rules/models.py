@@ -251,6 +251,10 @@ class Cues(Strict):
     # Frames before a claim that call it a lie or question who said it ("it is a lie
     # that ...", "who told you that ..."): in the clause before a match, counter-speech.
     rebuttal_frames: list[str] = Field(default_factory=list)
+    # Corrective conjunctions ("not A but B", "no A sino B", "не A, а B"): a negation
+    # followed by one of them before the predicate negates A, and the predicate B
+    # after the conjunction is asserted.
+    corrections: list[str] = Field(default_factory=list)
 
 
 class BenignContext(Strict):

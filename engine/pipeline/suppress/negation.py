@@ -1,4 +1,9 @@
-"""Negation: a cue in the clause before a match, or inside its slot or fillers."""
+"""Negation: a cue in the clause before a match, or inside its slot or fillers.
+
+A cue followed, before the predicate, by a corrective conjunction ("not neighbours
+but rats", "no vecinos sino ratas", "не гости, а паразиты") negates what lies
+between them only: the predicate after the conjunction is asserted.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +26,13 @@ class Negation:
         self.negation = cues.list("negation")
         self.exceptions = cues.list("negation_exceptions")
         self.clause_breaks = cues.list("clause_breaks")
-        self.finders: tuple[CueFinder, ...] = (self.negation, self.exceptions, self.clause_breaks)
+        self.corrections = cues.list("corrections")
+        self.finders: tuple[CueFinder, ...] = (
+            self.negation,
+            self.exceptions,
+            self.clause_breaks,
+            self.corrections,
+        )
         self.words_before = windows.negation_words_before
 
     def check(self, doc: Doc, hit: Hit) -> Suppression | None:
@@ -50,6 +61,10 @@ class Negation:
         regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
         exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
         negation, subject = self.negation, doc.subject
+        corrections = self.corrections if doc.may_find(self.corrections) else None
+        # Where the predicate starts: after the last filler or slot (the match's start
+        # when it has none). A correction between a cue and there lifts the cue.
+        predicate = max((end for _, end in hit.inner), default=start)
         for r_start, r_end, latest_start in regions:
             # Nearly every region holds no cue: one search says so without the
             # generators; only a region with a cue is walked cue by cue.
@@ -60,6 +75,12 @@ class Negation:
                 if cue_start >= latest_start:
                     break
                 if exceptions.overlaps(cue_start, cue_end):
+                    continue
+                if (
+                    corrections is not None
+                    and cue_end < predicate
+                    and corrections.first(subject, cue_end, predicate) is not None
+                ):
                     continue
                 span, cue = doc.original(cue_start, cue_end)
                 return Suppression("negation", cue, span)

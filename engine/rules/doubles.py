@@ -45,6 +45,7 @@ def _sources(pack: LanguagePack, words: WordBook | None) -> Iterator[tuple[str, 
         cues.clause_breaks,
         cues.rebuttal,
         cues.corrections,
+        cues.consequences,
         *(benign.cues for benign in pack.benign),
         [spec.regex for specs in pack.patterns.values() for spec in specs],
     ):

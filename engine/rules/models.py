@@ -255,6 +255,9 @@ class Cues(Strict):
     # followed by one of them before the predicate negates A, and the predicate B
     # after the conjunction is asserted.
     corrections: list[str] = Field(default_factory=list)
+    # Consequence connectors ("X are not like us, and that's why they deserve ..."): after
+    # a negation and before the predicate, they open the clause that asserts it.
+    consequences: list[str] = Field(default_factory=list)
 
 
 class BenignContext(Strict):

@@ -1,7 +1,8 @@
 """Negation: a cue in the clause before a match, or inside its slot or fillers.
 
 A cue followed, before the predicate, by a corrective conjunction ("not neighbours
-but rats", "no vecinos sino ratas", "не гости, а паразиты") negates what lies
+but rats", "no vecinos sino ratas", "не гости, а паразиты") or a consequence
+connector ("X are not like us, and that's why they deserve ...") negates what lies
 between them only: the predicate after the conjunction is asserted.
 """
 
@@ -26,12 +27,12 @@ class Negation:
         self.negation = cues.list("negation")
         self.exceptions = cues.list("negation_exceptions")
         self.clause_breaks = cues.list("clause_breaks")
-        self.corrections = cues.list("corrections")
+        self.lifts = (cues.list("corrections"), cues.list("consequences"))
         self.finders: tuple[CueFinder, ...] = (
             self.negation,
             self.exceptions,
             self.clause_breaks,
-            self.corrections,
+            *self.lifts,
         )
         self.words_before = windows.negation_words_before
 
@@ -61,7 +62,7 @@ class Negation:
         regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
         exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
         negation, subject = self.negation, doc.subject
-        corrections = self.corrections if doc.may_find(self.corrections) else None
+        lifts = [lift for lift in self.lifts if doc.may_find(lift)]
         # Where the predicate starts: after the last filler or slot (the match's start
         # when it has none). A correction between a cue and there lifts the cue.
         predicate = max((end for _, end in hit.inner), default=start)
@@ -76,10 +77,8 @@ class Negation:
                     break
                 if exceptions.overlaps(cue_start, cue_end):
                     continue
-                if (
-                    corrections is not None
-                    and cue_end < predicate
-                    and corrections.first(subject, cue_end, predicate) is not None
+                if cue_end < predicate and any(
+                    lift.first(subject, cue_end, predicate) is not None for lift in lifts
                 ):
                     continue
                 span, cue = doc.original(cue_start, cue_end)

@@ -1180,7 +1180,7 @@ def _backfilled_profile(
     ).all()
     region = sorted(
         [
-            *((at, seq, severity, mechanism) for at, seq, severity, mechanism in stored),
+            *stored,
             *(
                 (each.published_at, each.seq, each.severity, each.harm_mechanism)
                 for each in written

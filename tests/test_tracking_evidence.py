@@ -84,6 +84,13 @@ def observe(
         )
 
 
+def dated_entry(severity: int, content: str, published: str) -> Entry:
+    """An entry classified at ``severity`` and published at ``published``."""
+    return Entry(
+        classified(severity, content), content, make_evidence(published_at=published, now=NOW)
+    )
+
+
 def naive_profile(rules: TrackingRules, records: list[tuple[str, int, int]]) -> dict[str, Any]:
     """SPEC 5a from its words: sort by (published_at, seq), replay the risk step by step."""
     ordered = sorted(records)
@@ -153,18 +160,12 @@ def test_random_backfills_keep_the_profile_exact(
     seq = 0
     for step in range(14):
         size = chance.choice([1, 1, 1, 3, 6])
-        entries = []
+        entries: list[Entry] = []
         for _ in range(size):
             severity = chance.choice([0, 0, 1, 2, 3, 4])
             published = day(chance.randrange(0, 30))
             content = f"step {step} item {len(entries)} severity {severity}"
-            entries.append(
-                Entry(
-                    classified(severity, content),
-                    content,
-                    make_evidence(published_at=published, now=NOW),
-                )
-            )
+            entries.append(dated_entry(severity, content, published))
             seq += 1
             records.append((published, seq, severity))
         with store.transaction(write=True) as session:
@@ -193,18 +194,12 @@ def test_one_transaction_of_several_sources_keeps_each_profile_exact(
     for step in range(6):
         chunks = []
         for source in sources:
-            entries = []
+            entries: list[Entry] = []
             for item in range(chance.choice([1, 2, 5])):
                 severity = chance.choice([0, 1, 2, 3, 4])
                 published = day(chance.randrange(0, 20))
                 content = f"{source} step {step} item {item} severity {severity}"
-                entries.append(
-                    Entry(
-                        classified(severity, content),
-                        content,
-                        make_evidence(published_at=published, now=NOW),
-                    )
-                )
+                entries.append(dated_entry(severity, content, published))
                 records[source].append((published, len(records[source]) + 1, severity))
             chunks.append((source, entries))
         with store.transaction(write=True) as session:

@@ -62,10 +62,11 @@ class Negation:
         regions = [before, *[(s, e, e) for s, e in hit.inner if e > s]]
         exceptions = doc.shared_cues(self.exceptions, sentence_start, sentence_end)
         negation, subject = self.negation, doc.subject
-        lifts = [lift for lift in self.lifts if doc.may_find(lift)]
         # Where the predicate starts: after the last filler or slot (the match's start
-        # when it has none). A correction between a cue and there lifts the cue.
+        # when it has none). A correction or consequence between a cue and there lifts
+        # the cue. Only worked out for a region that holds a cue (most hold none).
         predicate = max((end for _, end in hit.inner), default=start)
+        lifts: list[CueFinder] | None = None
         for r_start, r_end, latest_start in regions:
             # Nearly every region holds no cue: one search says so without the
             # generators; only a region with a cue is walked cue by cue.
@@ -77,10 +78,11 @@ class Negation:
                     break
                 if exceptions.overlaps(cue_start, cue_end):
                     continue
-                if cue_end < predicate and any(
-                    lift.first(subject, cue_end, predicate) is not None for lift in lifts
-                ):
-                    continue
+                if cue_end < predicate:
+                    if lifts is None:
+                        lifts = [lift for lift in self.lifts if doc.may_find(lift)]
+                    if any(lift.first(subject, cue_end, predicate) is not None for lift in lifts):
+                        continue
                 span, cue = doc.original(cue_start, cue_end)
                 return Suppression("negation", cue, span)
         return None

@@ -241,7 +241,13 @@ def ascii_only(regex: str) -> str:
 
 
 def _ascii_token(match: re.Match[str]) -> str:
-    token = match.group()
+    return _ascii_spelt(match.group())
+
+
+@functools.lru_cache(maxsize=8192)
+def _ascii_spelt(token: str) -> str:
+    """One escape or class in its ASCII spelling (remembered: a language's sources
+    repeat the same few hundred look-alike classes some 400,000 times)."""
     if token[0] == "\\":
         spelt = _ASCII_SPELLING.get(token)
         return token if spelt is None else f"[{spelt}]"

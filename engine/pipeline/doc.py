@@ -66,6 +66,22 @@ class CueSpans:
         index = bisect.bisect_left(self.starts, end) - 1  # the last cue starting before end
         return index >= 0 and self.spans[index][1] > start
 
+    def masks(self, start: int, end: int) -> bool:
+        """Whether a cue overlaps [start, end) without lying strictly inside it.
+
+        A longer cue that holds a whole exception is the more specific reading of
+        the same words: "je ne supporte pas qu'on dise" condemns what is said, even
+        though "je ne supporte pas" alone is a dislike that negates nothing.
+        """
+        index = bisect.bisect_left(self.starts, end) - 1
+        spans = self.spans
+        while index >= 0 and spans[index][1] > start:
+            mask_start, mask_end = spans[index]
+            if mask_start < start or mask_end > end or (mask_start, mask_end) == (start, end):
+                return True
+            index -= 1
+        return False
+
 
 NO_CUES = CueSpans([])
 
@@ -165,7 +181,7 @@ class Doc:
         return found
 
     def unmasked_cues(self, finder: CueFinder, mask: CueFinder, start: int, end: int) -> CueSpans:
-        """The window's cues of ``finder`` that no cue of ``mask`` overlaps (found once)."""
+        """The window's cues of ``finder`` that no cue of ``mask`` masks (found once)."""
         key = (finder.key, start, end, mask.key)
         found = self._found_cues.get(key)
         if found is None:
@@ -174,7 +190,7 @@ class Doc:
             if work.COUNTER is not None:
                 work.COUNTER.cues += len(spans)
             found = self._found_cues[key] = CueSpans(
-                [(s, e) for s, e in spans if not masks.overlaps(s, e)]
+                [(s, e) for s, e in spans if not masks.masks(s, e)]
             )
         return found
 

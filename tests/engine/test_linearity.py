@@ -358,6 +358,11 @@ def test_cue_spans_answer_as_the_scans(raw: list[tuple[int, int]], start: int, e
     assert cues.overlaps(start, end) == any(s < end and start < e for s, e in spans)
     outside = [(s, e) for s, e in spans if not (s < end and start < e)]
     assert cues.first_outside(start, end) == (outside[0] if outside else None)
+    # a cue masks another unless it lies strictly inside it (the longer reading wins)
+    assert cues.masks(start, end) == any(
+        s < end and start < e and not (start <= s and e <= end and (s, e) != (start, end))
+        for s, e in spans
+    )
 
 
 @given(_SPANS, st.tuples(st.integers(0, 35), st.integers(0, 35)))

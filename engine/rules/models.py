@@ -108,6 +108,9 @@ class Obfuscation(Strict):
     typo_deletable: str
     typo_transpositions: bool
     typo_deletions: bool
+    # A letter typed twice ("Muslimms", "ratts"): a key held too long, or an evasion
+    # that a run of three letters would not need.
+    typo_doublings: bool = False
 
 
 class Amplification(Strict):

@@ -21,9 +21,10 @@ _SIMPLE_TERM = re.compile(r"^([^\W\d_](?:[\w' -]*\w)?)(?:\(\?:([\w'|]+)\)(\?)?|(
 def typo_variants(word: str, obfuscation: Obfuscation, shortest: int | None = None) -> set[str]:
     """One-edit spellings of ``word`` that people type by accident or on purpose.
 
-    Only adjacent swaps and dropped vowels, never touching the first letter: the
-    edits seen in obfuscated hate ("klil", "Muslms", "deaht") without drifting
-    into unrelated short words.
+    Only adjacent swaps, dropped vowels and a letter typed twice, never touching
+    the first letter: the edits seen in obfuscated hate ("klil", "Muslms", "deaht",
+    "Jeews") without drifting into unrelated short words. A letter already doubled
+    is not typed a third time here: a run of three is folded before matching.
     """
     out: set[str] = set()
     minimum = obfuscation.typo_min_length if shortest is None else shortest
@@ -37,6 +38,10 @@ def typo_variants(word: str, obfuscation: Obfuscation, shortest: int | None = No
         for i in range(1, len(word)):
             if word[i] in obfuscation.typo_deletable:
                 out.add(word[:i] + word[i + 1 :])
+    if obfuscation.typo_doublings:
+        for i in range(1, len(word)):
+            if word[i] != word[i - 1] and (i + 1 == len(word) or word[i] != word[i + 1]):
+                out.add(word[: i + 1] + word[i:])
     out.discard(word)
     return out
 

@@ -122,6 +122,16 @@ def test_typo_variants_shortest_override_and_switches() -> None:
     assert typo_variants("kill", no_drops) == {"klil"}
 
 
+def test_typo_variants_double_a_letter_once() -> None:
+    """A letter typed twice, from the second letter on; never a third of a doubled one."""
+    doubling = OBFUSCATION.model_copy(
+        update={"typo_doublings": True, "typo_transpositions": False, "typo_deletions": False}
+    )
+    assert typo_variants("jews", doubling) == {"jeews", "jewws", "jewss"}
+    assert typo_variants("kill", doubling) == {"kiill"}
+    assert all(not v.startswith("jj") for v in typo_variants("jews", doubling))
+
+
 @pytest.mark.parametrize(
     ("term", "forms"),
     [

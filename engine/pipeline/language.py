@@ -145,7 +145,9 @@ class LanguagePipeline:
             self.anchors.append(info)
             if anchor.rows:  # a gate that opens for these rows only (targets.gate_open)
                 self.coded_gates[anchor.id] = CodedGate(only=anchor.rows)
-            terms = compiler.terms(anchor.terms, typo=anchor.typo, where=f"{where} {anchor.id}")
+            terms = compiler.terms(
+                anchor.terms, typo=anchor.typo, where=f"{where} {anchor.id}", doublings=True
+            )
             finder_parts.append(terms)
             finder_groups.append((info, "term"))
             # Presence only (the finder gives spans): no trailing boundary, so a
@@ -153,7 +155,7 @@ class LanguagePipeline:
             set_entries.append(f"(?:^|{NOT_WORD}){terms}")
             if anchor.modifiers:
                 mods = compiler.terms(
-                    anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}"
+                    anchor.modifiers, typo=anchor.typo, where=f"{where} {anchor.id}", doublings=True
                 )
                 finder_parts.append(mods)
                 finder_groups.append((info, "modifier"))

@@ -192,16 +192,23 @@ class PatternCompiler:
         self._slots = slots
 
     # -- terms -----------------------------------------------------------------
-    def terms(self, terms: Iterable[str], *, typo: bool, where: str) -> str:
-        """Compile a list of alternatives (lexicon entry or anchor terms)."""
+    def terms(
+        self, terms: Iterable[str], *, typo: bool, where: str, doublings: bool = False
+    ) -> str:
+        """Compile a list of alternatives (lexicon entry or anchor terms); ``doublings``
+        adds a letter typed twice to the typo spellings (group names, TypoVariants)."""
         listed = tuple(terms)
-        key = ("terms", listed, typo)
+        key = ("terms", listed, typo, doublings)
         found: str | None = self._memo.get(key)
         if found is None:
-            found = self._memo[key] = self.term_groups([(t, typo) for t in listed], where=where)
+            found = self._memo[key] = self.term_groups(
+                [(t, typo) for t in listed], where=where, doublings=doublings
+            )
         return found
 
-    def term_groups(self, items: Iterable[tuple[str, bool]], *, where: str) -> str:
+    def term_groups(
+        self, items: Iterable[tuple[str, bool]], *, where: str, doublings: bool = False
+    ) -> str:
         """Compile (term, typo) pairs into one alternation.
 
         Terms ending in a lexicon macro ("muslim {PEOPLE}") are factored by that
@@ -219,11 +226,17 @@ class PatternCompiler:
                 heads = heads_by_macro.setdefault(macro, [])
                 heads.append(self.translate(head, where=where, allow_slots=False))
                 if typo:
-                    heads.extend(self._plain(v) for v in self._typo.variants(head, multiword=True))
+                    heads.extend(
+                        self._plain(v)
+                        for v in self._typo.variants(head, multiword=True, doublings=doublings)
+                    )
                 continue
             parts.append(self.translate(term, where=where, allow_slots=False))
             if typo:
-                parts.extend(self._plain(v) for v in self._typo.variants(term, multiword=False))
+                parts.extend(
+                    self._plain(v)
+                    for v in self._typo.variants(term, multiword=False, doublings=doublings)
+                )
         for macro, heads in heads_by_macro.items():
             unique_heads = "|".join(dict.fromkeys(heads))
             parts.append(f"(?:{unique_heads})\\s*{self.macro(macro, where)}")

@@ -18,13 +18,16 @@ from engine.text.normalize import fold_literal
 _SIMPLE_TERM = re.compile(r"^([^\W\d_](?:[\w' -]*\w)?)(?:\(\?:([\w'|]+)\)(\?)?|(\w)\?)?$")
 
 
-def typo_variants(word: str, obfuscation: Obfuscation, shortest: int | None = None) -> set[str]:
+def typo_variants(
+    word: str, obfuscation: Obfuscation, shortest: int | None = None, *, doublings: bool = True
+) -> set[str]:
     """One-edit spellings of ``word`` that people type by accident or on purpose.
 
     Only adjacent swaps, dropped vowels and a letter typed twice, never touching
     the first letter: the edits seen in obfuscated hate ("klil", "Muslms", "deaht",
     "Jeews") without drifting into unrelated short words. A letter already doubled
     is not typed a third time here: a run of three is folded before matching.
+    ``doublings`` lets a caller leave that edit out (see ``TypoVariants.variants``).
     """
     out: set[str] = set()
     minimum = obfuscation.typo_min_length if shortest is None else shortest
@@ -38,7 +41,7 @@ def typo_variants(word: str, obfuscation: Obfuscation, shortest: int | None = No
         for i in range(1, len(word)):
             if word[i] in obfuscation.typo_deletable:
                 out.add(word[:i] + word[i + 1 :])
-    if obfuscation.typo_doublings:
+    if obfuscation.typo_doublings and doublings:
         for i in range(1, len(word)):
             if word[i] != word[i - 1] and (i + 1 == len(word) or word[i] != word[i + 1]):
                 out.add(word[: i + 1] + word[i:])
@@ -67,15 +70,20 @@ class TypoVariants:
         self._obfuscation = obfuscation
         self._typo_exclude = frozenset(fold_literal(word) for word in exclude)
 
-    def variants(self, term: str, *, multiword: bool) -> list[str]:
-        """Typo spellings of a simple term (plain words, optional simple suffix)."""
+    def variants(self, term: str, *, multiword: bool, doublings: bool = False) -> list[str]:
+        """Typo spellings of a simple term (plain words, optional simple suffix).
+
+        ``doublings``: a letter typed twice as well. Only group names take it: they
+        are few, and the group slot is where an evasion has to land; over every
+        predicate the doubled spellings made compiling all languages a third slower.
+        """
         forms = concrete_forms(fold_literal(term))
         out: set[str] = set()
         for form in forms or ():
-            out |= self._phrase_variants(form, multiword=multiword)
+            out |= self._phrase_variants(form, multiword=multiword, doublings=doublings)
         return sorted(out)
 
-    def _phrase_variants(self, phrase: str, *, multiword: bool) -> set[str]:
+    def _phrase_variants(self, phrase: str, *, multiword: bool, doublings: bool) -> set[str]:
         """Typo spellings of a phrase, one edit in one word.
 
         In a phrase of several words the context keeps a short word safe, so
@@ -85,7 +93,7 @@ class TypoVariants:
         shortest = 3 if multiword or len(words) > 1 else self._obfuscation.typo_min_length
         out: set[str] = set()
         for index, word in enumerate(words):
-            for variant in typo_variants(word, self._obfuscation, shortest):
+            for variant in typo_variants(word, self._obfuscation, shortest, doublings=doublings):
                 if variant in self._typo_exclude:
                     continue
                 out.add(" ".join([*words[:index], variant, *words[index + 1 :]]))

@@ -26,6 +26,7 @@ import os
 import re
 import sqlite3
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +49,10 @@ Backend = Literal["sqlite", "postgresql"]
 
 DEFAULT_FILENAME = "tracking.sqlite3"
 BUSY_TIMEOUT_MS = 30_000
+# Switching a new file to WAL takes an exclusive lock for which SQLite may answer
+# "database is locked" at once instead of calling the busy handler: processes that
+# open one new database together retry it, this often, for the busy timeout.
+WAL_RETRY_S = 0.02
 PG_CONNECT_TIMEOUT_S = 5
 # Execution option that makes a SQLite transaction start with BEGIN IMMEDIATE.
 WRITE_OPTION = "harmwatch_write"
@@ -385,6 +390,17 @@ def _sqlite_engine(url: URL, *, read_only_uri: str | None = None) -> Engine:
         )
     engine = create_engine(url, **kwargs)
 
+    def _set_wal(cursor: sqlite3.Cursor) -> None:
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                cursor.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _SQLITE_TRANSIENT.search(str(exc)) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(WAL_RETRY_S)
+
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
         dbapi_connection.isolation_level = None  # transactions are begun by _begin below
@@ -394,7 +410,7 @@ def _sqlite_engine(url: URL, *, read_only_uri: str | None = None) -> Engine:
             if read_only_uri is None:
                 # Setting the journal mode writes the file's header: never on a read-only open.
                 if not in_memory:
-                    cursor.execute("PRAGMA journal_mode = WAL")
+                    _set_wal(cursor)
                 cursor.execute("PRAGMA synchronous = FULL")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:

@@ -374,6 +374,19 @@ def _unreadable_log(path: Path) -> str | None:
     )
 
 
+def _set_wal(cursor: sqlite3.Cursor) -> None:
+    """Switch a file to WAL, retrying while another process holds the lock (WAL_RETRY_S)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _SQLITE_TRANSIENT.search(str(exc)) or time.monotonic() >= deadline:
+                raise
+            time.sleep(WAL_RETRY_S)
+
+
 def _sqlite_engine(url: URL, *, read_only_uri: str | None = None) -> Engine:
     database = url.database or ""
     in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
@@ -389,17 +402,6 @@ def _sqlite_engine(url: URL, *, read_only_uri: str | None = None) -> Engine:
             read_only_uri, uri=True, check_same_thread=False
         )
     engine = create_engine(url, **kwargs)
-
-    def _set_wal(cursor: sqlite3.Cursor) -> None:
-        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-        while True:
-            try:
-                cursor.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _SQLITE_TRANSIENT.search(str(exc)) or time.monotonic() >= deadline:
-                    raise
-                time.sleep(WAL_RETRY_S)
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:

@@ -108,8 +108,8 @@ class Obfuscation(Strict):
     typo_deletable: str
     typo_transpositions: bool
     typo_deletions: bool
-    # A letter typed twice ("Muslimms", "ratts"): a key held too long, or an evasion
-    # that a run of three letters would not need.
+    # A letter typed twice in a group name ("Muslimms", "Jeews"): a key held too long,
+    # or an evasion that a run of three letters would not need.
     typo_doublings: bool = False
 
 

@@ -19,15 +19,15 @@ _SIMPLE_TERM = re.compile(r"^([^\W\d_](?:[\w' -]*\w)?)(?:\(\?:([\w'|]+)\)(\?)?|(
 
 
 def typo_variants(
-    word: str, obfuscation: Obfuscation, shortest: int | None = None, *, doublings: bool = True
+    word: str, obfuscation: Obfuscation, shortest: int | None = None, *, doublings: bool = False
 ) -> set[str]:
     """One-edit spellings of ``word`` that people type by accident or on purpose.
 
-    Only adjacent swaps, dropped vowels and a letter typed twice, never touching
-    the first letter: the edits seen in obfuscated hate ("klil", "Muslms", "deaht",
-    "Jeews") without drifting into unrelated short words. A letter already doubled
-    is not typed a third time here: a run of three is folded before matching.
-    ``doublings`` lets a caller leave that edit out (see ``TypoVariants.variants``).
+    Only adjacent swaps and dropped vowels, and with ``doublings`` a letter typed
+    twice, never touching the first letter: the edits seen in obfuscated hate
+    ("klil", "Muslms", "deaht", "Jeews") without drifting into unrelated short words.
+    A letter already doubled is not typed a third time here: a run of three is
+    folded before matching. Group names ask for doublings (``TypoVariants.variants``).
     """
     out: set[str] = set()
     minimum = obfuscation.typo_min_length if shortest is None else shortest

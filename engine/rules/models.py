@@ -111,6 +111,10 @@ class Obfuscation(Strict):
     # A letter typed twice in a group name ("Muslimms", "Jeews"): a key held too long,
     # or an evasion that a run of three letters would not need.
     typo_doublings: bool = False
+    # A doubled consonant typed once ("sous-homes", "imigrés", "kil"): the commonest
+    # dropped consonant, and one variant per double, where dropping any consonant
+    # would cost as much as the doublings.
+    typo_degemination: bool = False
 
 
 class Amplification(Strict):

@@ -23,9 +23,10 @@ def typo_variants(
 ) -> set[str]:
     """One-edit spellings of ``word`` that people type by accident or on purpose.
 
-    Only adjacent swaps and dropped vowels, and with ``doublings`` a letter typed
-    twice, never touching the first letter: the edits seen in obfuscated hate
-    ("klil", "Muslms", "deaht", "Jeews") without drifting into unrelated short words.
+    Only adjacent swaps, dropped vowels and a doubled consonant typed once, and with
+    ``doublings`` a letter typed twice, never touching the first letter: the edits
+    seen in obfuscated hate ("klil", "Muslms", "deaht", "imigrants", "Jeews") without
+    drifting into unrelated short words.
     A letter already doubled is not typed a third time here: a run of three is
     folded before matching. Group names ask for doublings (``TypoVariants.variants``).
     """
@@ -40,6 +41,10 @@ def typo_variants(
     if obfuscation.typo_deletions:
         for i in range(1, len(word)):
             if word[i] in obfuscation.typo_deletable:
+                out.add(word[:i] + word[i + 1 :])
+    if obfuscation.typo_degemination:
+        for i in range(2, len(word)):
+            if word[i] == word[i - 1] and word[i] not in obfuscation.typo_deletable:
                 out.add(word[:i] + word[i + 1 :])
     if obfuscation.typo_doublings and doublings:
         for i in range(1, len(word)):
@@ -61,6 +66,9 @@ def concrete_forms(term: str) -> list[str] | None:
     if letter is not None:
         return [stem, stem + letter]
     return [stem]
+
+
+_WORD_SEPARATOR = re.compile(r"([ -])")
 
 
 class TypoVariants:
@@ -87,14 +95,16 @@ class TypoVariants:
         """Typo spellings of a phrase, one edit in one word.
 
         In a phrase of several words the context keeps a short word safe, so
-        three-letter words get variants there ("gy people") but not alone.
+        three-letter words get variants there ("gy people") but not alone. A hyphen
+        joins words as a space does ("sous-homes").
         """
-        words = phrase.split(" ")
+        parts = _WORD_SEPARATOR.split(phrase)  # words at even indexes, separators between
+        words = parts[::2]
         shortest = 3 if multiword or len(words) > 1 else self._obfuscation.typo_min_length
         out: set[str] = set()
-        for index, word in enumerate(words):
-            for variant in typo_variants(word, self._obfuscation, shortest, doublings=doublings):
+        for index in range(0, len(parts), 2):
+            for variant in typo_variants(parts[index], self._obfuscation, shortest, doublings=doublings):
                 if variant in self._typo_exclude:
                     continue
-                out.add(" ".join([*words[:index], variant, *words[index + 1 :]]))
+                out.add("".join([*parts[:index], variant, *parts[index + 1 :]]))
         return out

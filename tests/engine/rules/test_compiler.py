@@ -132,6 +132,19 @@ def test_typo_variants_double_a_letter_once() -> None:
     assert typo_variants("jews", doubling) == set()  # only where the caller asks
 
 
+def test_typo_variants_type_a_doubled_consonant_once() -> None:
+    """A doubled consonant typed once, one variant per double, never the first letter;
+    a doubled vowel is already a dropped vowel."""
+    degemination = OBFUSCATION.model_copy(
+        update={"typo_degemination": True, "typo_transpositions": False, "typo_deletions": False}
+    )
+    assert typo_variants("immigrants", degemination) == {"imigrants"}
+    assert typo_variants("kill", degemination) == {"kil"}
+    assert typo_variants("sheep", degemination) == set()
+    assert typo_variants("llama", degemination) == set()
+    assert typo_variants("kill", OBFUSCATION) == {"klil", "kll"}  # off unless switched on
+
+
 @pytest.mark.parametrize(
     ("term", "forms"),
     [

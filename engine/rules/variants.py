@@ -103,7 +103,9 @@ class TypoVariants:
         shortest = 3 if multiword or len(words) > 1 else self._obfuscation.typo_min_length
         out: set[str] = set()
         for index in range(0, len(parts), 2):
-            for variant in typo_variants(parts[index], self._obfuscation, shortest, doublings=doublings):
+            for variant in typo_variants(
+                parts[index], self._obfuscation, shortest, doublings=doublings
+            ):
                 if variant in self._typo_exclude:
                     continue
                 out.add("".join([*parts[:index], variant, *parts[index + 1 :]]))

@@ -327,12 +327,12 @@ class MentionFinder:
                 bounded = False
                 # A short name run into a longer word is far more often the start of
                 # an unrelated word (Hausa "mata" in "matasa") than a run-together name.
-                if (
-                    group >= 0
-                    and _word_follows(data, end)
-                    and not _gluable(subject, b_start, b_end, data, end)
-                ):
-                    group = -1
+                if group >= 0 and _word_follows(data, end):
+                    b_end, stop, group = self._undoubled(
+                        finders, subject.data, b_start, b_end, stop, group
+                    )
+                    if not _gluable(subject, b_start, b_end, data, end):
+                        group = -1
             if group >= 0:
                 info, kind = groups[group]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
@@ -342,6 +342,25 @@ class MentionFinder:
                 # inside it ("بهاين"), so the search goes on from its next boundary.
                 position = max(start + _width(data[start]), position + 1)
         return out, (out if glued and bounded else None)
+
+    def _undoubled(
+        self, finders: _Finders, data: bytes, b_start: int, b_end: int, stop: int, group: int
+    ) -> tuple[int, int, int]:
+        """A run-together name that ends in a doubled letter, shortened by that letter
+        when the shorter piece is a name too: the doubled spelling of a name
+        ("muslimss", for "Muslimms"-like typing) must not swallow the first letter of
+        the word run into it ("muslimssont" is "muslims" + "sont"). Longest-first
+        matching would otherwise leave the skeleton "ont".
+        """
+        if b_end - b_start < 3:
+            return b_end, stop, group
+        last = data[b_end - 1]
+        if last >= 0x80 or last != data[b_end - 2] or not chr(last).isalpha():
+            return b_end, stop, group
+        shorter = self._identify(finders, data[b_start : b_end - 1])
+        if shorter < 0:
+            return b_end, stop, group
+        return b_end - 1, stop - 1, shorter
 
     def _after_lead(
         self, finders: _Finders, data: bytes, b_start: int, b_end: int

@@ -77,3 +77,30 @@ def test_a_rejected_run_together_piece_does_not_hide_a_later_group_word(
     """A longer piece that starts earlier but is not a mention (a vocative and a group
     word run into another letter) must not swallow the group word inside it."""
     assert _mentioned(classifier, "يا بهائيين", glued=True) == ["بهاين"]
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "word"),
+    [
+        ("fr", "les musulmanssont des rats", "musulmans"),
+        ("fr", "les kurdessont des rats", "kurdes"),
+        ("en", "muslimssuck", "muslims"),
+    ],
+)
+def test_a_doubled_spelling_does_not_swallow_the_next_words_first_letter(
+    classifier: Classifier, code: str, text: str, word: str
+) -> None:
+    """The doubled spelling of a name ("musulmanss") is longer than the name, so
+    longest-first matching would take the first letter of the word run into it;
+    the name is cut back to its plain spelling, and the next word keeps its letter."""
+    norm = normalize(text).text
+    found = classifier.pipeline(code).mentions.find(Subject(norm), glued=True)
+    assert [norm[m.start : m.end] for m in found] == [word]
+
+
+def test_a_doubled_spelling_before_a_space_is_kept_whole(classifier: Classifier) -> None:
+    """Only a name run into the next word is cut back: before a space the doubled
+    spelling is the whole mention ("Kurdess sont")."""
+    norm = normalize("les kurdess sont des rats").text
+    found = classifier.pipeline("fr").mentions.find(Subject(norm), glued=True)
+    assert [norm[m.start : m.end] for m in found] == ["kurdess"]

@@ -15,7 +15,7 @@ from engine.pipeline.arabizi import PackVocabulary, literal_words, transliterato
 from engine.pipeline.coded import CodedInfo
 from engine.pipeline.cues import CueBook, CueFinder, CuePresence, bounded
 from engine.pipeline.match import PatternInfo
-from engine.pipeline.mentions import AnchorInfo, MentionFinder
+from engine.pipeline.mentions import AnchorInfo, MentionFinder, NounUseSource
 from engine.pipeline.scan import ScriptScanner
 from engine.pipeline.suppress import SUPPRESSORS, Suppressor
 from engine.rules.cache import CompileMemo
@@ -211,6 +211,18 @@ class LanguagePipeline:
             set_entries.append(f"(?:^|{NOT_WORD})(?:{leads})(?:{'|'.join(finder_parts)})")
             anchor_parts.append(-1)  # any group word may follow the lead
         *ascii_parts, ascii_leads = self._ascii("finder", [*finder_parts, leads or ""])
+        noun_use = None
+        if "NOUN_MODIFIERS" in pack.lexicon and "NOUN_NEXT" in pack.lexicon:
+            optional = {
+                name: compiler.macro(name, where) if name in pack.lexicon else ""
+                for name in ("NOUN_BEFORE", "NOUN_END")
+            }
+            noun_use = NounUseSource(
+                compiler.macro("NOUN_MODIFIERS", where),
+                compiler.macro("NOUN_NEXT", where),
+                optional["NOUN_BEFORE"],
+                optional["NOUN_END"],
+            )
         self.mentions = MentionFinder(
             finder_parts,
             finder_groups,
@@ -218,6 +230,7 @@ class LanguagePipeline:
             anchor_parts=anchor_parts,
             coded_parts=coded_parts,
             ascii_spelling=(ascii_parts, ascii_leads or None),
+            noun_use=noun_use,
         )
         determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
         tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None

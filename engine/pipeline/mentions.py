@@ -152,6 +152,51 @@ class _Finders(NamedTuple):
     parts: tuple[int, ...]  # finder group of each identify index
 
 
+class NounUseSource(NamedTuple):
+    """The RE2 sources of a pack's NOUN_MODIFIERS, NOUN_NEXT, NOUN_BEFORE and NOUN_END
+    (the last two may be empty)."""
+
+    modifiers: str
+    following: str
+    before: str
+    end: str
+
+
+# How many bytes before a modifier a NOUN_BEFORE determiner is looked for.
+_NOUN_BEFORE_BYTES = 48
+
+
+class _NounUse(NamedTuple):
+    """Whether a modifier stands as a bare plural noun where it is (see NounUseSource)."""
+
+    modifiers: re2x.SetMatch
+    following: re2x.Regex
+    before: re2x.Regex | None
+    end: re2x.Regex | None
+
+    @classmethod
+    def compile(cls, source: NounUseSource) -> _NounUse:
+        tail = f"(?:{NOT_WORD}|$)"
+        return cls(
+            re2x.full_match_set([source.modifiers]),
+            re2x.Regex(f"\\s*(?:{source.following}){tail}"),
+            re2x.Regex(f"(?:^|{NOT_WORD})(?:{source.before})\\s+$") if source.before else None,
+            re2x.Regex(f"\\s*(?:{source.end})") if source.end else None,
+        )
+
+    def is_noun(self, piece: bytes, padded: bytes, start: int, stop: int) -> bool:
+        if not self.modifiers(piece):
+            return False
+        if self.following.match(re2x.ANCHOR_START, padded, stop, len(padded))[0][0] >= 0:
+            return True
+        if self.before is None or self.end is None:
+            return False
+        if self.end.match(re2x.ANCHOR_START, padded, stop, len(padded))[0][0] < 0:
+            return False
+        window = padded[max(0, start - _NOUN_BEFORE_BYTES) : start]
+        return self.before.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0
+
+
 # Subsets compiled before a process switches to the finder of every group word:
 # a command-line call compiles only what its text names, a server (whose texts
 # name every group sooner or later) soon compiles the whole finder once.
@@ -181,6 +226,7 @@ class MentionFinder:
         anchor_parts: Sequence[int] = (),
         coded_parts: Sequence[int] = (),
         ascii_spelling: tuple[Sequence[str], str | None],
+        noun_use: NounUseSource | None = None,
     ) -> None:
         self._parts = tuple(parts)
         self._leads = leads
@@ -200,6 +246,20 @@ class MentionFinder:
         self._subsets = 0
         self._identified: dict[bytes, int] = {}
         self._finder_groups = list(groups)
+        # A modifier used as a bare plural noun ("trans are ...", "the retarded should
+        # ...", "kill all trans."): the pack's NOUN_MODIFIERS name the group as its
+        # term does when a NOUN_NEXT verb follows, or after a NOUN_BEFORE determiner
+        # when a NOUN_END closes the clause. The term group of each modifier group:
+        # the finder lists an anchor's terms, then its modifiers.
+        self._noun_use: _NounUse | None = None
+        self._term_of: dict[int, int] = {}
+        if noun_use is not None:
+            self._noun_use = _NounUse.compile(noun_use)
+            for index, (info, kind) in enumerate(self._finder_groups):
+                if kind == "modifier" and index > 0:
+                    before, before_kind = self._finder_groups[index - 1]
+                    if before is info and before_kind == "term":
+                        self._term_of[index] = index - 1
 
     def warm(self) -> None:
         """Compile the finders of every group word, in full spelling, now: they serve
@@ -335,6 +395,11 @@ class MentionFinder:
                         group = -1
             if group >= 0:
                 info, kind = groups[group]
+                if kind == "modifier" and self._noun_use is not None:
+                    group = self._as_noun(
+                        subject.data[b_start:b_end], data, b_start + 1, stop, group
+                    )
+                    info, kind = groups[group]
                 out.append(Mention(subject.char(b_start), subject.char(b_end), info, kind))
                 position = stop if stop > position else position + 1
             else:
@@ -342,6 +407,19 @@ class MentionFinder:
                 # inside it ("بهاين"), so the search goes on from its next boundary.
                 position = max(start + _width(data[start]), position + 1)
         return out, (out if glued and bounded else None)
+
+    def _as_noun(self, piece: bytes, padded: bytes, start: int, stop: int, group: int) -> int:
+        """The term group of a modifier that stands as a plural noun, else the
+        modifier's own group (``start`` and ``stop``: the mention in padded bytes).
+
+        Only the pack's NOUN_MODIFIERS qualify: colour words and demonyms ("white
+        are", "polish are") read as adjectives there far more often.
+        """
+        assert self._noun_use is not None
+        term = self._term_of.get(group)
+        if term is None or not self._noun_use.is_noun(piece, padded, start, stop):
+            return group
+        return term
 
     def _undoubled(
         self, finders: _Finders, data: bytes, b_start: int, b_end: int, stop: int, group: int

@@ -21,6 +21,7 @@ from engine.text import work
 Span = tuple[int, int]
 NO_SPAN: Span = (-1, -1)
 UNANCHORED = re2._Anchor.UNANCHORED
+ANCHOR_START = re2._Anchor.ANCHOR_START
 SET_MAX_MEM = 256 << 20
 REGEX_MAX_MEM = 64 << 20
 RegexError = re2.error

@@ -213,15 +213,11 @@ class LanguagePipeline:
         *ascii_parts, ascii_leads = self._ascii("finder", [*finder_parts, leads or ""])
         noun_use = None
         if "NOUN_MODIFIERS" in pack.lexicon and "NOUN_NEXT" in pack.lexicon:
-            optional = {
-                name: compiler.macro(name, where) if name in pack.lexicon else ""
-                for name in ("NOUN_BEFORE", "NOUN_END")
-            }
             noun_use = NounUseSource(
                 compiler.macro("NOUN_MODIFIERS", where),
                 compiler.macro("NOUN_NEXT", where),
-                optional["NOUN_BEFORE"],
-                optional["NOUN_END"],
+                compiler.macro("NOUN_BEFORE", where) if "NOUN_BEFORE" in pack.lexicon else None,
+                compiler.macro("NOUN_END", where) if "NOUN_END" in pack.lexicon else None,
             )
         self.mentions = MentionFinder(
             finder_parts,

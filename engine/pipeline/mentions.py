@@ -154,12 +154,12 @@ class _Finders(NamedTuple):
 
 class NounUseSource(NamedTuple):
     """The RE2 sources of a pack's NOUN_MODIFIERS, NOUN_NEXT, NOUN_BEFORE and NOUN_END
-    (the last two may be empty)."""
+    (the last two optional, and used together)."""
 
     modifiers: str
     following: str
-    before: str
-    end: str
+    before: str | None
+    end: str | None
 
 
 # How many bytes before a modifier a NOUN_BEFORE determiner is looked for.
@@ -171,17 +171,21 @@ class _NounUse(NamedTuple):
 
     modifiers: re2x.SetMatch
     following: re2x.Regex
-    before: re2x.Regex | None
-    end: re2x.Regex | None
+    # NOUN_BEFORE and NOUN_END, or None when the pack lacks either
+    closing: tuple[re2x.Regex, re2x.Regex] | None
 
     @classmethod
     def compile(cls, source: NounUseSource) -> _NounUse:
-        tail = f"(?:{NOT_WORD}|$)"
+        closing = None
+        if source.before is not None and source.end is not None:
+            closing = (
+                re2x.Regex(f"(?:^|{NOT_WORD})(?:{source.before})\\s+$"),
+                re2x.Regex(f"\\s*(?:{source.end})"),
+            )
         return cls(
             re2x.full_match_set([source.modifiers]),
-            re2x.Regex(f"\\s*(?:{source.following}){tail}"),
-            re2x.Regex(f"(?:^|{NOT_WORD})(?:{source.before})\\s+$") if source.before else None,
-            re2x.Regex(f"\\s*(?:{source.end})") if source.end else None,
+            re2x.Regex(f"\\s*(?:{source.following})(?:{NOT_WORD}|$)"),
+            closing,
         )
 
     def is_noun(self, piece: bytes, padded: bytes, start: int, stop: int) -> bool:
@@ -189,12 +193,13 @@ class _NounUse(NamedTuple):
             return False
         if self.following.match(re2x.ANCHOR_START, padded, stop, len(padded))[0][0] >= 0:
             return True
-        if self.before is None or self.end is None:
+        if self.closing is None:
             return False
-        if self.end.match(re2x.ANCHOR_START, padded, stop, len(padded))[0][0] < 0:
+        before, end = self.closing
+        if end.match(re2x.ANCHOR_START, padded, stop, len(padded))[0][0] < 0:
             return False
         window = padded[max(0, start - _NOUN_BEFORE_BYTES) : start]
-        return self.before.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0
+        return before.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0
 
 
 # Subsets compiled before a process switches to the finder of every group word:

@@ -11,9 +11,9 @@ from engine.text.normalize import normalize
 from engine.text.subject import Subject
 
 
-def _mentioned(classifier: Classifier, text: str, *, glued: bool) -> list[str]:
+def _mentioned(classifier: Classifier, text: str, *, glued: bool, code: str = "ar") -> list[str]:
     norm = normalize(text).text
-    found = classifier.pipeline("ar").mentions.find(Subject(norm), glued=glued)
+    found = classifier.pipeline(code).mentions.find(Subject(norm), glued=glued)
     return [norm[m.start : m.end] for m in found]
 
 
@@ -93,14 +93,10 @@ def test_a_doubled_spelling_does_not_swallow_the_next_words_first_letter(
     """The doubled spelling of a name ("musulmanss") is longer than the name, so
     longest-first matching would take the first letter of the word run into it;
     the name is cut back to its plain spelling, and the next word keeps its letter."""
-    norm = normalize(text).text
-    found = classifier.pipeline(code).mentions.find(Subject(norm), glued=True)
-    assert [norm[m.start : m.end] for m in found] == [word]
+    assert _mentioned(classifier, text, glued=True, code=code) == [word]
 
 
 def test_a_doubled_spelling_before_a_space_is_kept_whole(classifier: Classifier) -> None:
     """Only a name run into the next word is cut back: before a space the doubled
     spelling is the whole mention ("Kurdess sont")."""
-    norm = normalize("les kurdess sont des rats").text
-    found = classifier.pipeline("fr").mentions.find(Subject(norm), glued=True)
-    assert [norm[m.start : m.end] for m in found] == ["kurdess"]
+    assert _mentioned(classifier, "les kurdess sont des rats", glued=True, code="fr") == ["kurdess"]

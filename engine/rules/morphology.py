@@ -43,7 +43,7 @@ GENERATORS: dict[str, str] = {
     "ha": "ha-hand/1",
     "ig": "ig-hand/1",
     "yo": "yo-hand/1",
-    "ar": "ar-templates/2",
+    "ar": "ar-templates/3",
 }
 
 # Paradigm slots per part of speech. A pattern may restrict a class to some of

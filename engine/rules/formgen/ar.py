@@ -452,8 +452,9 @@ def _with_tail(forms: list[str], tail: str) -> list[str]:
 
 def _plural_suffix(stem: str, suffix: str, defective: bool) -> str:
     """A defective stem loses its final ي before و / وا / ون (يصفوا, صفوا) and
-    before ي / ين (تصفي, تصفين)."""
-    if defective and suffix[:1] in ("و", "ي") and stem.endswith("ي"):
+    before ي / ين (تصفي, تصفين); so does a stem in و (يمحوا, not يمحووا): a word that
+    ends in two و would also keep two in an elongated ending ("يتدبحووو")."""
+    if defective and suffix[:1] in ("و", "ي") and stem.endswith(("ي", "و")):
         return stem[:-1] + suffix
     return stem + suffix
 

@@ -83,6 +83,17 @@ def test_hand_listed_plurals() -> None:
     assert "انجاس" in ar.adjective("نجس")["mp"]
 
 
+@pytest.mark.parametrize("lemma", ["محا", "صفي", "قضي علي", "اباد"])
+def test_no_form_ends_in_a_doubled_waw(lemma: str) -> None:
+    """A stem in و takes the plural suffix as a stem in ي does (يمحوا, not يمحووا): a
+    generated word ending in وو would teach normalization to keep two of an elongated
+    ending ("يتدبحوووو" read "يتدبحوو", which no form matches)."""
+    for slot, forms in ar.verb(lemma).items():
+        for form in forms:
+            assert not form.split(" ")[0].endswith("وو"), (slot, form)
+    assert "نمحوا" in ar.verb("محا")["subj1"]
+
+
 def test_unknown_stems_need_a_table() -> None:
     with pytest.raises(ValueError, match="STEMS"):
         ar.verb("قال")

@@ -206,7 +206,9 @@ class Doc:
             glued, plain = self.lang.mentions.find_glued_and_plain(self.subject, self.hits)
             if plain is not None and self._mentions is None:
                 self._mentions = plain
-            skeleton = Skeleton.build(self.text, glued, self.subject.data)
+            skeleton = Skeleton.build(
+                self.text, glued, self.subject.data, outside=self.lang.mark_outside
+            )
             self._skeleton = (skeleton, Subject(skeleton.text))
         return self._skeleton
 

@@ -25,7 +25,7 @@ from engine.rules.load import LoadedTaxonomy
 from engine.rules.models import CodedGate
 from engine.rules.regex_syntax import ascii_only, min_length
 from engine.text import re2x
-from engine.text.normalize import Doubled
+from engine.text.normalize import Doubled, fold_literal
 
 # A pattern's second dispatch part must need at least this many characters.
 SECOND_PART_MIN_CHARS = 3
@@ -67,6 +67,10 @@ class LanguagePipeline:
         stop = pack.lexicon.get("FILLER_STOP")
         self.filler_stops = frozenset(t.encode() for t in stop.terms) if stop else frozenset()
         self.require_target = root.require_target_present
+        # Mention openings kept outside the mark, longest first (Skeleton.build).
+        self.mark_outside: tuple[str, ...] = tuple(
+            sorted({f"{fold_literal(word)} " for word in pack.mark_outside}, key=len, reverse=True)
+        )
         where = str(taxonomy.path.parent / root.languages[code].file)
         # Arabizi (ar): Latin words spelt in Arabic letters before the scan. The
         # letters a spelling leaves open widen the patterns of a second pipeline

@@ -540,10 +540,21 @@ class Skeleton:
     _mentions: tuple[Mention | None, ...]  # the mention a marker segment stands for
 
     @classmethod
-    def build(cls, text: str, mentions: Sequence[Mention], data: bytes | None = None) -> Skeleton:
+    def build(
+        cls,
+        text: str,
+        mentions: Sequence[Mention],
+        data: bytes | None = None,
+        *,
+        outside: tuple[str, ...] = (),
+    ) -> Skeleton:
         """``data``, the text's UTF-8 bytes when the caller has them, lets a text
         without any pause (no quote mark, no dot run, no character from U+2000 on,
-        where every emoji lies) skip ``_unquoted``'s per-segment regex."""
+        where every emoji lies) skip ``_unquoted``'s per-segment regex.
+
+        ``outside``: openings of a mention (with their space) written before its mark
+        rather than inside it, so that a pattern can read them (LanguagePack
+        ``mark_outside``); a span over them maps back to the mention's start."""
         if work.COUNTER is not None:
             work.COUNTER.scanned(len(text))
             work.COUNTER.mentions += len(mentions)
@@ -567,6 +578,14 @@ class Skeleton:
                 origins.append(cursor)
                 marks.append(None)
                 length += mention.start - cursor
+            if outside and text.startswith(outside, mention.start):
+                opening = next(o for o in outside if text.startswith(o, mention.start))
+                if len(opening) < mention.end - mention.start:
+                    pieces.append(opening)
+                    starts.append(length)
+                    origins.append(mention.start)
+                    marks.append(None)
+                    length += len(opening)
             pieces.append(MODIFIER_MARK if mention.kind == "modifier" else GROUP_MARK)
             starts.append(length)
             origins.append(mention.start)

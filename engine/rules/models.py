@@ -390,6 +390,10 @@ class LanguagePack(Strict):
     cues: Cues
     benign: list[BenignContext] = Field(default_factory=list)
     typo_exclude: list[str] = Field(default_factory=list)
+    # Words that open a mention but stay outside its mark in the skeleton (ar "ولا":
+    # "not even one", a negative quantifier that a singular group noun needs to be read
+    # as the group): patterns then see "ولا \x01" and can read the quantifier.
+    mark_outside: list[str] = Field(default_factory=list)
     arabizi: Arabizi | None = None
     patterns: dict[str, list[PatternSpec]]
 

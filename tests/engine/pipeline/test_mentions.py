@@ -98,3 +98,31 @@ def test_quotes_and_ellipsis_between_group_and_predicate(
     assert result.is_harmful, result.decision_rationale
     start, end = result.signals_matched[0].span
     assert result.signals_matched[0].matched_text == text[start:end]
+
+
+@pytest.mark.parametrize(
+    ("text", "skeleton", "mention"),
+    [
+        # the negative quantifier that makes a singular noun the group stays readable
+        ("ولا كردي يستاهل يعيش", "ولا \x01 يستاهل يعيش", "ولا كردي"),
+        ("ولا حتي كردي يستاهل", "ولا حتي \x01 يستاهل", "ولا حتي كردي"),
+        # other openings stay inside the mark
+        ("كل كردي يستاهل", "\x01 يستاهل", "كل كردي"),
+    ],
+)
+def test_mark_outside_keeps_the_quantifier_before_the_mark(
+    classifier: Classifier, text: str, skeleton: str, mention: str
+) -> None:
+    """Pack ``mark_outside``: the opening is written before the mark in the skeleton,
+    and a span over it maps back to the whole mention."""
+    doc = scan(classifier.pipeline("ar"), text, None, None)
+    assert doc is not None
+    built, _ = doc.skeleton()
+    assert built.text == skeleton
+    (found,) = doc.mentions()
+    assert doc.text[found.start : found.end] == mention
+    assert built.to_normalized(0, len(built.text)) == (0, len(doc.text))
+    assert built.to_normalized(skeleton.index("\x01"), skeleton.index("\x01") + 1) == (
+        found.start,
+        found.end,
+    )

@@ -578,9 +578,9 @@ class Skeleton:
                 origins.append(cursor)
                 marks.append(None)
                 length += mention.start - cursor
-            if outside and text.startswith(outside, mention.start):
-                opening = next(o for o in outside if text.startswith(o, mention.start))
-                if len(opening) < mention.end - mention.start:
+            if outside:
+                opening = next((o for o in outside if text.startswith(o, mention.start)), "")
+                if opening and len(opening) < mention.end - mention.start:
                     pieces.append(opening)
                     starts.append(length)
                     origins.append(mention.start)

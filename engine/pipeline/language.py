@@ -19,7 +19,7 @@ from engine.pipeline.mentions import AnchorInfo, MentionFinder, NounUseSource
 from engine.pipeline.scan import ScriptScanner
 from engine.pipeline.suppress import SUPPRESSORS, Suppressor
 from engine.rules.cache import CompileMemo
-from engine.rules.compiler import NOT_WORD, PatternCompiler, SlotSource
+from engine.rules.compiler import NOT_WORD, PatternCompiler
 from engine.rules.doubles import pack_doubled
 from engine.rules.load import LoadedTaxonomy
 from engine.rules.models import CodedGate
@@ -232,13 +232,7 @@ class LanguagePipeline:
             ascii_spelling=(ascii_parts, ascii_leads or None),
             noun_use=noun_use,
         )
-        determiners = compiler.macro("DET", where) if "DET" in pack.lexicon else None
-        tail = compiler.macro("TAIL", where) if "TAIL" in pack.lexicon else None
-        glued = compiler.macro("GLUE_DET", where) if "GLUE_DET" in pack.lexicon else None
-        references = compiler.terms(pack.references, typo=False, where=f"{where} references")
-        compiler.bind_slots(
-            SlotSource(references=references, determiners=determiners, tail=tail, glued=glued)
-        )
+        compiler.bind_slots(compiler.slot_source(pack.references, where))
         # Patterns, in row order then declaration order. Each is dispatched by a
         # required component (deduplicated Set entries shared by patterns); a
         # pattern is a candidate when its component was seen, so benign texts,

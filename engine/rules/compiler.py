@@ -83,6 +83,10 @@ class SlotSource:
     # GLUE_DET: determiners that may run into the word before them ("tuerces X")
     # or into the group word after them ("cesX"); None where the pack has none.
     glued: str | None = None
+    # MARK_TAIL: what may follow a group word but not a pronoun (a French attributive
+    # adjective: "les femmes voilées", where "les voilées" after the pronoun "les "
+    # would read a nominalized adjective as the group); None where the pack has none.
+    mark_tail: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,6 +357,7 @@ class PatternCompiler:
             determiners=self.macro("DET", where) if "DET" in lexicon else None,
             tail=self.macro("TAIL", where) if "TAIL" in lexicon else None,
             glued=self.macro("GLUE_DET", where) if "GLUE_DET" in lexicon else None,
+            mark_tail=self.macro("MARK_TAIL", where) if "MARK_TAIL" in lexicon else None,
         )
 
     def _char_cost(self, ch: str) -> int:
@@ -381,7 +386,7 @@ class PatternCompiler:
         found = self._bounds.get(key)
         if found is None:
             found = sum(self._bound(term, where) + 1 for term in references) + 200
-            for name in ("DET", "TAIL", "GLUE_DET"):
+            for name in ("DET", "TAIL", "GLUE_DET", "MARK_TAIL"):
                 if name in self._lexicon:
                     found += 2 * self._bound("{" + name + "}", where)
             self._bounds[key] = found
@@ -721,6 +726,8 @@ class PatternCompiler:
         det = f"(?:{s.determiners}\\s+)*" if s.determiners else ""
         tail = f"(?:\\s*{s.tail})?" if s.tail else ""
         mark = _MARKS_RE[GROUP_MARK]
+        if s.mark_tail:
+            mark = f"{mark}(?:\\s*{s.mark_tail})?"
         if not s.glued:
             return f"(?P<t>{det}(?:{mark}|{s.references}){tail})"
         body = f"{det}(?:(?:{s.glued})?{mark}|{s.references}){tail}"

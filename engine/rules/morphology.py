@@ -37,7 +37,7 @@ __all__ = [
 # committed forms file of that language stale until `make taxonomy-forms` runs.
 GENERATORS: dict[str, str] = {
     "en": "en-lemminflect/1",
-    "fr": "fr-paradigms/1",
+    "fr": "fr-paradigms/2",
     "es": "es-paradigms/2",
     "ru": "ru-pymorphy3/2",
     "ha": "ha-hand/1",

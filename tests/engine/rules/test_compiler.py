@@ -245,6 +245,26 @@ def test_target_group_is_the_slot(compiler: PatternCompiler) -> None:
     assert match.group("m") == f"all {GROUP_MARK} are raping our {GROUP_MARK}"
 
 
+def test_mark_tail_follows_a_group_word_but_not_a_reference() -> None:
+    """MARK_TAIL (a French attributive adjective) may follow a group mark; after a
+    reference it would read a nominalized adjective as the group ("them veiled")."""
+    lexicon = {**LEXICON, "MARK_TAIL": LexiconEntry(terms=["veiled", "who arrive"])}
+    compiler = PatternCompiler(
+        lexicon=lexicon,
+        obfuscation=OBFUSCATION,
+        filler_max_words=FILLER_MAX,
+        context="test.yaml",
+    )
+    compiler.bind_slots(compiler.slot_source(["they", "them"], "refs"))
+    compiled = re2.compile(compiler.compile("{T} are {VERMIN}", WHERE).full)
+    match = compiled.search(skeleton("the <g> veiled are rats"))
+    assert match is not None
+    assert match.group("t") == f"the {GROUP_MARK} veiled"
+    assert compiled.search(skeleton("the <g> who arrive like them are rats")) is not None
+    assert compiled.search(skeleton("them veiled are rats")) is None
+    assert compiled.search(skeleton("them are rats")) is not None
+
+
 def test_filler_groups_are_named_in_order(compiler: PatternCompiler) -> None:
     """Each {F} is a named group so that negation can be looked for inside it: ``w<n>``
     for a filler of any words (FILLER_STOP applies), ``f<n>`` for a lexicon entry's."""

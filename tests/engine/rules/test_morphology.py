@@ -25,6 +25,22 @@ def shipped() -> LoadedTaxonomy:
     ("lemma", "slot", "forms"),
     [
         ("tuer", "pres", ["tue", "tues", "tue", "tuons", "tuez", "tuent"]),
+        # envoyer / renvoyer take the future stem of voir (fr-paradigms/2)
+        (
+            "renvoyer",
+            "fut",
+            ["renverrai", "renverras", "renverra", "renverrons", "renverrez", "renverront"],
+        ),
+        (
+            "envoyer",
+            "cond",
+            ["enverrais", "enverrais", "enverrait", "enverrions", "enverriez", "enverraient"],
+        ),
+        (
+            "renvoyer",
+            "pres",
+            ["renvoie", "renvoies", "renvoie", "renvoyons", "renvoyez", "renvoient"],
+        ),
         (
             "crever",
             "fut",

@@ -49,14 +49,17 @@ class CueSpans:
         self.starts = [s for s, _ in spans]
 
     def first_outside(self, start: int, end: int) -> tuple[int, int] | None:
-        """The first cue that does not overlap [start, end): the first cue, or, when
-        that one overlaps, the first that starts at or after ``end`` (the cues that
-        overlap an interval are consecutive)."""
+        """The first cue that does not start inside [start, end): the first cue, or,
+        when that one starts inside, the first that starts at or after ``end``.
+
+        A cue that starts before the interval counts even where its last word is the
+        interval's first ("I can't believe people still call | X rats": the verb of
+        saying ends the judgement and opens the match)."""
         spans = self.spans
         if not spans:
             return None
-        first_start, first_end = spans[0]
-        if not (first_start < end and start < first_end):
+        first_start = spans[0][0]
+        if first_start < start or first_start >= end:
             return spans[0]
         index = bisect.bisect_left(self.starts, end)
         return spans[index] if index < len(spans) else None

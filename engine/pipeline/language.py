@@ -231,6 +231,7 @@ class LanguagePipeline:
             coded_parts=coded_parts,
             ascii_spelling=(ascii_parts, ascii_leads or None),
             noun_use=noun_use,
+            glue_exclude=[fold_literal(word) for word in pack.glue_exclude],
         )
         compiler.bind_slots(compiler.slot_source(pack.references, where))
         # Patterns, in row order then declaration order. Each is dispatched by a

@@ -232,8 +232,12 @@ class MentionFinder:
         coded_parts: Sequence[int] = (),
         ascii_spelling: tuple[Sequence[str], str | None],
         noun_use: NounUseSource | None = None,
+        glue_exclude: Sequence[str] = (),
     ) -> None:
         self._parts = tuple(parts)
+        # Whole ordinary words (normalized, UTF-8) that begin with a group word: the
+        # group word run into the rest of one of them is not a mention.
+        self._glue_exclude = frozenset(word.encode() for word in glue_exclude)
         self._leads = leads
         # ``ascii_only`` of the parts and of the leads (the compile memo keeps them).
         ascii_parts, ascii_leads = ascii_spelling
@@ -396,7 +400,9 @@ class MentionFinder:
                     b_end, stop, group = self._undoubled(
                         finders, subject.data, b_start, b_end, stop, group
                     )
-                    if not _gluable(subject, b_start, b_end, data, end):
+                    if not _gluable(subject, b_start, b_end, data, end) or (
+                        self._glue_exclude and self._excluded_word(subject.data, b_start, b_end)
+                    ):
                         group = -1
             if group >= 0:
                 info, kind = groups[group]
@@ -412,6 +418,14 @@ class MentionFinder:
                 # inside it ("بهاين"), so the search goes on from its next boundary.
                 position = max(start + _width(data[start]), position + 1)
         return out, (out if glued and bounded else None)
+
+    def _excluded_word(self, data: bytes, b_start: int, b_end: int) -> bool:
+        """Whether the word a glued group word opens is one of the pack's ordinary
+        words (``glue_exclude``): the group word plus the letters run into it."""
+        stop = b_end
+        while stop < len(data) and (data[stop] >= 0x80 or chr(data[stop]).isalnum()):
+            stop += 1
+        return data[b_start:stop] in self._glue_exclude
 
     def _as_noun(self, piece: bytes, padded: bytes, start: int, stop: int, group: int) -> int:
         """The term group of a modifier that stands as a plural noun, else the

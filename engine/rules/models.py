@@ -394,6 +394,10 @@ class LanguagePack(Strict):
     # "not even one", a negative quantifier that a singular group noun needs to be read
     # as the group): patterns then see "ولا \x01" and can read the quantifier.
     mark_outside: list[str] = Field(default_factory=list)
+    # Ordinary words that begin with a group word of five letters or more (fr
+    # "ratonnade", "arabesque"): a group word run into the rest of one of them is no
+    # mention (engine.pipeline.mentions), so patterns still read the whole word.
+    glue_exclude: list[str] = Field(default_factory=list)
     arabizi: Arabizi | None = None
     patterns: dict[str, list[PatternSpec]]
 

@@ -126,3 +126,24 @@ def test_mark_outside_keeps_the_quantifier_before_the_mark(
         found.start,
         found.end,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "skeleton"),
+    [
+        # the glued group word "raton" opens the ordinary word: no mark
+        ("une ratonnade", "une ratonnade"),
+        ("une arabesque", "une arabesque"),
+        # a group word run into another word is still marked
+        ("des ratonsvermine", "des \x01vermine"),
+    ],
+)
+def test_glue_exclude_keeps_ordinary_words_whole(
+    classifier: Classifier, text: str, skeleton: str
+) -> None:
+    """Pack ``glue_exclude``: an ordinary word that begins with a group word of five
+    letters or more is read whole, not as a glued mention and the rest of a word."""
+    doc = scan(classifier.pipeline("fr"), text, None, None)
+    assert doc is not None
+    built, _ = doc.skeleton()
+    assert built.text == skeleton

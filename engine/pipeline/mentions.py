@@ -73,7 +73,18 @@ _ARABIC_LETTERS = re.compile(r"[\u0621-\u064a]*")
 _ARTICLE = "ال".encode()
 
 
-def _gluable(subject: Subject, b_start: int, b_end: int, padded: bytes, end: int) -> bool:
+# The letters a glued name runs into, in UTF-8 bytes (any non-ASCII byte counts as one).
+_WORD_REST = re.compile(rb"(?:[0-9A-Za-z]|[\x80-\xff])*")
+
+
+def _gluable(
+    subject: Subject,
+    b_start: int,
+    b_end: int,
+    padded: bytes,
+    end: int,
+    excluded: frozenset[bytes] = frozenset(),
+) -> bool:
     """Whether a name run into the next word may still count as a mention.
 
     Latin-script names of five letters or more: deleting a space to dodge a
@@ -83,9 +94,14 @@ def _gluable(subject: Subject, b_start: int, b_end: int, padded: bytes, end: int
     distinctive, run into a word of its own (see _ARABIC_GLUED): never Cyrillic,
     whose group words start too many unrelated words. A glued mention only marks
     the skeleton: a pattern must still read the rest of the word as its
-    predicate ("اليهودحشرات").
+    predicate ("اليهودحشرات"). Never in a word of the pack's ``glue_exclude``
+    ("ratonnade"), read whole.
     """
     piece = subject.data[b_start:b_end]
+    if excluded:
+        run = _WORD_REST.match(subject.data, b_end)
+        if run is not None and piece + run.group() in excluded:
+            return False
     if piece.isascii():
         return len(piece) >= _GLUED_MIN_CHARS
     word = piece.decode("utf-8", "replace")
@@ -400,9 +416,7 @@ class MentionFinder:
                     b_end, stop, group = self._undoubled(
                         finders, subject.data, b_start, b_end, stop, group
                     )
-                    if not _gluable(subject, b_start, b_end, data, end) or (
-                        self._glue_exclude and self._excluded_word(subject.data, b_start, b_end)
-                    ):
+                    if not _gluable(subject, b_start, b_end, data, end, self._glue_exclude):
                         group = -1
             if group >= 0:
                 info, kind = groups[group]
@@ -418,14 +432,6 @@ class MentionFinder:
                 # inside it ("بهاين"), so the search goes on from its next boundary.
                 position = max(start + _width(data[start]), position + 1)
         return out, (out if glued and bounded else None)
-
-    def _excluded_word(self, data: bytes, b_start: int, b_end: int) -> bool:
-        """Whether the word a glued group word opens is one of the pack's ordinary
-        words (``glue_exclude``): the group word plus the letters run into it."""
-        stop = b_end
-        while stop < len(data) and (data[stop] >= 0x80 or chr(data[stop]).isalnum()):
-            stop += 1
-        return data[b_start:stop] in self._glue_exclude
 
     def _as_noun(self, piece: bytes, padded: bytes, start: int, stop: int, group: int) -> int:
         """The term group of a modifier that stands as a plural noun, else the

@@ -46,13 +46,12 @@ def _er(lemma: str) -> Paradigm:
         soft = stem + "e"
     mute = stem  # before a mute e (je tue, ils crèvent, il noie)
     fut_stem = lemma  # tuer-ai
-    if lemma.endswith("envoyer"):
-        # envoyer and renvoyer take the future stem of voir: j'enverrai, on les renverra
-        mute = stem[:-1] + "i"
-        fut_stem = lemma[: -len("voyer")] + "verr"
-    elif stem.endswith("y") and not stem.endswith("ay"):
+    if stem.endswith("y") and not stem.endswith("ay"):
         mute = stem[:-1] + "i"
         fut_stem = mute + "er"
+        if lemma.endswith("envoyer"):
+            # envoyer and renvoyer take the future stem of voir: j'enverrai, on les renverra
+            fut_stem = lemma[: -len("voyer")] + "verr"
     elif lemma in _DOUBLING:
         mute = stem + stem[-1]
         fut_stem = mute + "er"

@@ -264,7 +264,9 @@ def test_coded_stance_term_needs_an_ordinary_anchor(classifier: Classifier) -> N
     alone = classifier.classify("The day of the rope is coming.")
     assert not alone.is_harmful
     assert alone.dogwhistle_matched is not None
-    anchored = classifier.classify("The day of the rope is coming for the immigrants.")
+    # The group named beside the term, not as the object of a threat pattern ("… is
+    # coming for the X" is one now): the stance term's own signal decides.
+    anchored = classifier.classify("The day of the rope is coming, and the immigrants know it.")
     assert anchored.is_harmful
     assert anchored.harm_mechanism == "direct_call_to_violence"
     assert anchored.signals_matched[0].source == "dogwhistle"

@@ -40,6 +40,7 @@ def transliterator(spec: Arabizi | None) -> Transliterator | None:
             endings=dict(spec.endings),
             suffixes=tuple(spec.suffixes),
             stem_prefixes=tuple(spec.stem_prefixes),
+            omitted_vowels=spec.omitted_vowels,
         )
     )
 

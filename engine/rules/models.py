@@ -330,6 +330,9 @@ class Arabizi(Strict):
     ``endings`` the readings of a word's last one or two characters ("a": ا|ه).
     A spelling is known when the pack's vocabulary matches it whole, or less one
     of ``suffixes`` or ``stem_prefixes`` (inflection the pack writes elsewhere).
+    ``omitted_vowels`` are long vowels a writer may leave out between two
+    consonants ("sh3a" for shi3a): when no written reading is known, one of them
+    is tried at each such gap, one gap at a time.
     """
 
     note: str | None = None
@@ -350,6 +353,7 @@ class Arabizi(Strict):
     endings: dict[str, str]
     suffixes: list[str]
     stem_prefixes: list[str]
+    omitted_vowels: str = ""
 
     @model_validator(mode="after")
     def _spellings(self) -> Arabizi:
@@ -368,6 +372,7 @@ class Arabizi(Strict):
         arabic |= {f"endings.{k}": v.replace("|", "") for k, v in self.endings.items()}
         arabic |= {"initial_vowel": self.initial_vowel}
         arabic |= {f"suffixes.{v}": v for v in [*self.suffixes, *self.stem_prefixes]}
+        arabic |= {f"omitted_vowels.{v}": v for v in self.omitted_vowels}
         for where, value in arabic.items():
             if not value or not _ARABIZI_ARABIC.match(value):
                 raise ValueError(f"arabizi {where}: {value!r} is not folded Arabic letters")

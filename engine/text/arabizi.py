@@ -16,7 +16,9 @@ Latin spelling of Arabic is ambiguous in two ways, handled differently:
   is made;
 - a vowel inside a word is short (not written in Arabic) or long (ا و ي): each
   reading is tried, fewest long vowels first, and the first spelling the pack's
-  own vocabulary knows is kept (``Vocabulary``), else the all-short one.
+  own vocabulary knows is kept (``Vocabulary``), else the all-short one. A long
+  vowel may also be left out by the writer ("sh3a" for shi3a): when no written
+  reading is known, one omitted long vowel is tried between two consonants.
 
 Everything language-specific (evidence words, letters, glued particles) comes
 from the pack's ``arabizi`` section; this module knows only the procedure.
@@ -73,6 +75,7 @@ class ArabiziRules:
     endings: Mapping[str, str]
     suffixes: tuple[str, ...]
     stem_prefixes: tuple[str, ...]
+    omitted_vowels: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,16 +214,42 @@ class Transliterator:
     def _choose(self, word: str, vocabulary: Vocabulary) -> tuple[_Reading, bool]:
         readings: list[_Reading] = []
         for prefix_len, prefix in self._prefix_readings(word):
-            readings.extend(self._readings(word, prefix_len, prefix))
-        # Whole words first, then less an affix: most words are settled by the
-        # first pass, and each look-up is a pass over the vocabulary's DFA.
+            readings.extend(self._readings(self._units(word, prefix_len), word, prefix_len, prefix))
+        known = self._known(readings, vocabulary)
+        if known is None and self.rules.omitted_vowels:
+            known = self._known(self._omitted(word), vocabulary)
+        if known is not None:
+            return known, True
+        return readings[0], False
+
+    def _known(self, readings: list[_Reading], vocabulary: Vocabulary) -> _Reading | None:
+        """The first reading the pack knows: whole words first, then less an affix
+        (most words are settled by the first pass, and each look-up is a pass over
+        the vocabulary's DFA)."""
         for reading in readings:
             if reading[0] and vocabulary(reading[0]):
-                return reading, True
+                return reading
         for reading in readings:
             if reading[0] and self._inflected(reading[0], vocabulary):
-                return reading, True
-        return readings[0], False
+                return reading
+        return None
+
+    def _omitted(self, word: str) -> list[_Reading]:
+        """The readings with one long vowel the writer left out between two
+        consonants, gap by gap from the start ("sh3a" -> ش[ي]عه): only asked for
+        when no written reading is known, so a written word is never respelt."""
+        out: list[_Reading] = []
+        vowels = self.rules.vowels.keys()
+        for prefix_len, prefix in self._prefix_readings(word):
+            units = self._units(word, prefix_len)
+            for gap in range(1, len(units)):
+                before, after = units[gap - 1], units[gap]
+                if word[before.start] in vowels or word[after.start] in vowels:
+                    continue
+                added = _Unit(before.start, before.end, tuple(self.rules.omitted_vowels))
+                widened = [*units[:gap], added, *units[gap:]]
+                out.extend(self._readings(widened, word, prefix_len, prefix))
+        return out
 
     def _inflected(self, spelt: str, vocabulary: Vocabulary) -> bool:
         """The spelling less one inflectional prefix or suffix is a word of the pack
@@ -243,8 +272,7 @@ class Transliterator:
                 out.append((len(key), value))
         return out
 
-    def _readings(self, word: str, skip: int, prefix: str) -> list[_Reading]:
-        units = self._units(word, skip)
+    def _readings(self, units: list[_Unit], word: str, skip: int, prefix: str) -> list[_Reading]:
         choices = [u.options for u in units]
         # Inside the word, the short reading comes first; bound the number of
         # spellings by fixing the last ambiguous vowels to it.

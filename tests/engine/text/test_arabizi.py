@@ -65,6 +65,8 @@ def test_evidence(
         ("shee3a", "شيعه"),  # digraph sh, long ee, final -a as ة (folded ه)
         ("ghagar", "غ[جقغ]ر"),  # g is a class: Egyptian ج, Gulf ق, or غ
         ("a2tol", "ا[ءاقيو][تطث]ل"),  # initial vowel alif; 2 is a class; short o dropped
+        ("sh3a", "شيعه"),  # the long vowel left out between sh and 3 is supplied
+        ("klb", "[كق]لب"),  # known as written (كلب): no vowel supplied (not كلاب)
     ],
 )
 def test_spelling(

@@ -23,10 +23,11 @@ def typo_variants(
 ) -> set[str]:
     """One-edit spellings of ``word`` that people type by accident or on purpose.
 
-    Only adjacent swaps, dropped vowels and a doubled consonant typed once, and with
-    ``doublings`` a letter typed twice, never touching the first letter: the edits
-    seen in obfuscated hate ("klil", "Muslms", "deaht", "imigrants", "Jeews") without
-    drifting into unrelated short words.
+    Only adjacent swaps, dropped vowels, a doubled consonant typed once and a letter
+    typed twice (any letter with ``doublings``, else a vowel or the last letter),
+    never touching the first letter: the edits seen in obfuscated hate ("klil",
+    "Muslms", "deaht", "imigrants", "Jeews", "ratss") without drifting into
+    unrelated short words.
     A letter already doubled is not typed a third time here: a run of three is
     folded before matching. Group names ask for doublings (``TypoVariants.variants``).
     """
@@ -46,9 +47,13 @@ def typo_variants(
         for i in range(2, len(word)):
             if word[i] == word[i - 1] and word[i] not in obfuscation.typo_deletable:
                 out.add(word[:i] + word[i + 1 :])
-    if obfuscation.typo_doublings and doublings:
+    if obfuscation.typo_doublings:
         for i in range(1, len(word)):
-            if word[i] != word[i - 1] and (i + 1 == len(word) or word[i] != word[i + 1]):
+            single = word[i] != word[i - 1] and (i + 1 == len(word) or word[i] != word[i + 1])
+            # Every letter of a group name; of any other word, a vowel held (an emphatic
+            # long vowel, "جراثييم", "raats") or the last letter ("ratss").
+            held = doublings or word[i] in obfuscation.typo_deletable or i + 1 == len(word)
+            if single and held:
                 out.add(word[: i + 1] + word[i:])
     out.discard(word)
     return out
@@ -81,9 +86,11 @@ class TypoVariants:
     def variants(self, term: str, *, multiword: bool, doublings: bool = False) -> list[str]:
         """Typo spellings of a simple term (plain words, optional simple suffix).
 
-        ``doublings``: a letter typed twice as well. Only group names take it: they
-        are few, and the group slot is where an evasion has to land; over every
-        predicate the doubled spellings made compiling all languages a third slower.
+        ``doublings``: any letter typed twice. Only group names take it: they are
+        few, and the group slot is where an evasion has to land; over every predicate
+        the doubled spellings made compiling all languages a third slower. Other
+        words get a held vowel or a doubled last letter only ("جراثييم", "ratss":
+        about 2.5% more compile time, issue 12 class 5).
         """
         forms = concrete_forms(fold_literal(term))
         out: set[str] = set()

@@ -123,13 +123,19 @@ def test_typo_variants_shortest_override_and_switches() -> None:
 
 
 def test_typo_variants_double_a_letter_once() -> None:
-    """A letter typed twice, from the second letter on; never a third of a doubled one."""
+    """A letter typed twice, from the second letter on; never a third of a doubled one.
+    Every letter where the caller asks (group names); elsewhere only a vowel held or
+    the last letter, which is what a held key or an emphatic vowel gives."""
     doubling = OBFUSCATION.model_copy(
         update={"typo_doublings": True, "typo_transpositions": False, "typo_deletions": False}
     )
     assert typo_variants("jews", doubling, doublings=True) == {"jeews", "jewws", "jewss"}
     assert typo_variants("kill", doubling, doublings=True) == {"kiill"}
-    assert typo_variants("jews", doubling) == set()  # only where the caller asks
+    assert typo_variants("jews", doubling) == {"jeews", "jewss"}  # not the w inside
+    assert typo_variants("rats", doubling) == {"raats", "ratss"}
+    assert typo_variants("kill", doubling) == {"kiill"}  # the last letter is doubled already
+    off = doubling.model_copy(update={"typo_doublings": False})
+    assert typo_variants("rats", off) == set()
 
 
 def test_typo_variants_type_a_doubled_consonant_once() -> None:

@@ -212,12 +212,18 @@ class Transliterator:
         return result
 
     def _choose(self, word: str, vocabulary: Vocabulary) -> tuple[_Reading, bool]:
+        # The word's units once per glued prefix: the written readings and, if none
+        # is known, the readings with an omitted vowel are both built from them.
+        parses = [
+            (prefix_len, prefix, self._units(word, prefix_len))
+            for prefix_len, prefix in self._prefix_readings(word)
+        ]
         readings: list[_Reading] = []
-        for prefix_len, prefix in self._prefix_readings(word):
-            readings.extend(self._readings(self._units(word, prefix_len), word, prefix_len, prefix))
+        for prefix_len, prefix, units in parses:
+            readings.extend(self._readings(units, word, prefix_len, prefix))
         known = self._known(readings, vocabulary)
         if known is None and self.rules.omitted_vowels:
-            known = self._known(self._omitted(word), vocabulary)
+            known = self._known(self._omitted(word, parses), vocabulary)
         if known is not None:
             return known, True
         return readings[0], False
@@ -234,14 +240,13 @@ class Transliterator:
                 return reading
         return None
 
-    def _omitted(self, word: str) -> list[_Reading]:
+    def _omitted(self, word: str, parses: list[tuple[int, str, list[_Unit]]]) -> list[_Reading]:
         """The readings with one long vowel the writer left out between two
         consonants, gap by gap from the start ("sh3a" -> ش[ي]عه): only asked for
         when no written reading is known, so a written word is never respelt."""
         out: list[_Reading] = []
         vowels = self.rules.vowels.keys()
-        for prefix_len, prefix in self._prefix_readings(word):
-            units = self._units(word, prefix_len)
+        for prefix_len, prefix, units in parses:
             for gap in range(1, len(units)):
                 before, after = units[gap - 1], units[gap]
                 if word[before.start] in vowels or word[after.start] in vowels:

@@ -50,6 +50,12 @@ _WORD = re.compile(r"(?<![a-z0-9'])[0-9']*+[a-z][a-z0-9']*+")
 # Tokens that are not words of a sentence: addresses, e-mail, handles.
 _NOT_TEXT = re.compile(r"://|^www\.|@|\.(?:com|org|net|io)\b")
 _CACHE_MAX = 4096
+# A Latin letter or two standing for Arabic letters inside an Arabic word ("كlاب",
+# "حشrات"): the run, with the Arabic letters on either side of it. Longer Latin
+# runs glued to an Arabic article ("الfacebook") are left alone.
+_MIXED = re.compile(
+    r"(?<=[\u0621-\u064a])[a-z]{1,2}(?![a-z])|(?<![a-z])[a-z]{1,2}(?=[\u0621-\u064a])"
+)
 # A spelling and, per Arabic letter, the [start, end) of its Latin characters.
 _Reading = tuple[str, tuple[tuple[int, int], ...]]
 
@@ -151,6 +157,8 @@ class Transliterator:
         text = norm.text
         if _LATIN.search(text) is None:
             return norm
+        norm = self._mixed(norm)
+        text = norm.text
         spans: list[tuple[int, int]] = []
         for token in _TOKEN.finditer(text):
             if _NOT_TEXT.search(token.group()):
@@ -189,6 +197,32 @@ class Transliterator:
             starts.append(offset)
             ends.append(offset + 1)
         return _compose(norm, "".join(chars), starts, ends)
+
+    def _mixed(self, norm: Normalized) -> Normalized:
+        """``norm`` with each Latin letter inside an Arabic word read as its Arabic
+        letter (or letter class), one character for one, so offsets stay as they
+        are: a letter swapped for its Latin look-alike or sound-alike is evidence
+        enough, whatever the rest of the text is."""
+        text = norm.text
+        if _MIXED.search(text) is None:
+            return norm
+        letters, vowels = self._letters, self.rules.vowels
+        chars = list(text)
+        changed = False
+        for token in _TOKEN.finditer(text):
+            if _NOT_TEXT.search(token.group()):
+                continue
+            base = token.start()
+            for run in _MIXED.finditer(token.group()):
+                for index in range(base + run.start(), base + run.end()):
+                    letter = chars[index]
+                    spelt = vowels.get(letter) or letters.get(letter)
+                    if spelt is not None and len(spelt) == 1:
+                        chars[index] = spelt
+                        changed = True
+        if not changed:
+            return norm
+        return Normalized("".join(chars), norm.original, norm.offsets, None, norm.ends)
 
     # -- one word --------------------------------------------------------------
     def spell(self, word: str, vocabulary: Vocabulary) -> _Reading:

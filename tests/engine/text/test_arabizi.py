@@ -90,6 +90,27 @@ def test_article_is_glued_and_spans_point_into_the_latin(
     assert original[8:16] == "EL akrad"
 
 
+@pytest.mark.parametrize(
+    ("original", "expected"),
+    [
+        ("الناس دي kلاب", "الناس دي [كق]لاب"),  # k is ك or ق
+        ("هم حشrات", "هم حشرات"),  # r is ر
+        ("المهاجرين دول كlب", "المهاجرين دول كلب"),
+        ("شفت الfacebook امبارح", "شفت الfacebook امبارح"),  # a glued English word stays
+    ],
+)
+def test_a_latin_letter_inside_an_arabic_word_is_read_as_arabic(
+    original: str, expected: str, spelt: Transliterator, pipeline: LanguagePipeline
+) -> None:
+    """One character for one: the offsets are the text's own, with or without other
+    evidence of Arabizi."""
+    before = normalize(original)
+    norm = spelt.apply(before, pipeline.known_spelling)
+    assert _plain(norm.text, spelt) == expected
+    assert len(norm.text) == len(before.text)
+    assert norm.offsets == before.offsets
+
+
 def test_classes_widen_only_the_arabic_pack(classifier: Classifier) -> None:
     """A class character is private-use: it is widened into ar patterns only, and
     no other language is spelt."""

@@ -28,7 +28,7 @@ Text in another script, URLs, e-mail addresses and handles are left as they are.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 
@@ -159,12 +159,7 @@ class Transliterator:
             return norm
         norm = self._mixed(norm)
         text = norm.text
-        spans: list[tuple[int, int]] = []
-        for token in _TOKEN.finditer(text):
-            if _NOT_TEXT.search(token.group()):
-                continue
-            base = token.start()
-            spans.extend((base + m.start(), base + m.end()) for m in _WORD.finditer(token.group()))
+        spans = list(_runs(_WORD, text))
         if not spans or not self.is_arabizi([text[s:e] for s, e in spans], vocabulary):
             return norm
         chars: list[str] = []
@@ -209,17 +204,13 @@ class Transliterator:
         letters, vowels = self._letters, self.rules.vowels
         chars = list(text)
         changed = False
-        for token in _TOKEN.finditer(text):
-            if _NOT_TEXT.search(token.group()):
-                continue
-            base = token.start()
-            for run in _MIXED.finditer(token.group()):
-                for index in range(base + run.start(), base + run.end()):
-                    letter = chars[index]
-                    spelt = vowels.get(letter) or letters.get(letter)
-                    if spelt is not None and len(spelt) == 1:
-                        chars[index] = spelt
-                        changed = True
+        for start, end in _runs(_MIXED, text):
+            for index in range(start, end):
+                letter = chars[index]
+                spelt = vowels.get(letter) or letters.get(letter)
+                if spelt is not None and len(spelt) == 1:
+                    chars[index] = spelt
+                    changed = True
         if not changed:
             return norm
         return Normalized("".join(chars), norm.original, norm.offsets, None, norm.ends)
@@ -377,6 +368,17 @@ class Transliterator:
         if first:
             return _Unit(i, i + 1, (self.rules.initial_vowel,))
         return _Unit(i, i + 1, ("", self.rules.vowels[word[i]]))
+
+
+def _runs(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """The [start, end) in ``text`` of each match of ``pattern`` inside a token that is
+    a word of a sentence (not an address, an e-mail or a handle)."""
+    for token in _TOKEN.finditer(text):
+        if _NOT_TEXT.search(token.group()):
+            continue
+        base = token.start()
+        for match in pattern.finditer(token.group()):
+            yield base + match.start(), base + match.end()
 
 
 def _compose(norm: Normalized, text: str, starts: list[int], ends: list[int]) -> Normalized:

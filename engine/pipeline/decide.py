@@ -81,9 +81,17 @@ class Decider:
             found = signals[0]
             (surviving if found.suppressed_by is None else suppressed).append(found)
         elif signals:
+            # Two patterns of a row that read the same words are one signal. Where one
+            # reading is suppressed and another is not, the unsuppressed one stands: a
+            # pattern that writes a negation into the harm ("… don't understand anything
+            # but the stick") must not lose to a broader one whose filler took the same
+            # negation as a cue.
             unique: dict[tuple[str, tuple[int, int]], Signal] = {}
             for found in signals:
-                unique.setdefault((found.row_id, found.span), found)
+                key = (found.row_id, found.span)
+                kept = unique.get(key)
+                if kept is None or (kept.suppressed_by is not None and found.suppressed_by is None):
+                    unique[key] = found
             ordered = sorted(unique.values(), key=lambda s: (s.span[0], s.row_id, s.span[1]))
             for found in _restore_benign_inside_matches(ordered):
                 (surviving if found.suppressed_by is None else suppressed).append(found)

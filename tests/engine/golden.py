@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from engine import Classification, Classifier, LoadedTaxonomy, load_taxonomy
@@ -201,6 +202,46 @@ def compute(taxonomy: LoadedTaxonomy, *, shared: bool = True) -> dict[str, Any]:
         for name, items in found.items():
             sets[name] = compute_set(plain, items, fields=None)
     return {"taxonomy_version": taxonomy.version, "taxonomy_digest": taxonomy.digest, "sets": sets}
+
+
+def compare(name: str, expected: dict[str, Any], actual: dict[str, Any]) -> None:
+    """Fail with the first changed results and their changed fields, if any."""
+    assert actual["count"] == expected["count"], f"{name}: the set changed size"
+    hashes = actual["hashes"]
+    changed = [key for key, value in expected["hashes"].items() if hashes.get(key) != value]
+    if not changed:
+        return
+    lines = [f"{name}: {len(changed)} of {expected['count']} results changed"]
+    for key in changed[:5]:
+        before = expected.get("fields", {}).get(key)
+        after = actual.get("fields", {}).get(key)
+        if before is None or after is None:
+            lines.append(f"  {key[:12]}")
+            continue
+        fields = sorted(f for f in before.keys() | after.keys() if before.get(f) != after.get(f))
+        lines.append(f"  {key[:12]}: {', '.join(fields)}")
+        for field in fields:
+            lines.append(f"    {field}: {before.get(field)!r} -> {after.get(field)!r}")
+    pytest.fail("\n".join(lines))
+
+
+def check_batches(runs: list[tuple[Classifier, str, list[Item]]], stored: dict[str, Any]) -> None:
+    """``classify_many`` gives exactly ``classify``'s results over each set: in batches
+    of 1, 7 and 100 items, and the set whole in one batch."""
+    for chosen, name, items in runs:
+        expected = stored["sets"][name]["hashes"]
+        batches = [items[:3], items[3:24], items[24:324], items]
+        sizes = [1, 7, 100, len(items)]
+        for batch, size in zip(batches, sizes, strict=True):
+            for start in range(0, len(batch), size):
+                chunk = batch[start : start + size]
+                results = chosen.classify_many(chunk)
+                assert len(results) == len(chunk)
+                for (text, context, language), result in zip(chunk, results, strict=True):
+                    key = key_of(text, context, language)
+                    assert digest(canonical(result)) == expected[key], (
+                        f"{name}: classify_many differs from classify (language {language})"
+                    )
 
 
 def main(argv: list[str]) -> int:

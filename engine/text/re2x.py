@@ -124,6 +124,18 @@ class _Set:
         self.match: SetMatch = self.set._set.Match  # bytes in, indices out
 
 
+_COUNTED = re2.compile(r"(?:^|[^\\])\{\d*,?(\d+)\}")
+
+
+def counted(source: str) -> bool:
+    """Whether an expression repeats something a counted number of times (two or more).
+
+    In a DFA a counter is remembered per position: combined with other expressions
+    in one Set it multiplies their states (``engine.pipeline.scan.Scanner``).
+    """
+    return any(int(found.group(1)) >= 2 for found in _COUNTED.finditer(source))
+
+
 def search_set(entries: Iterable[str]) -> SetMatch:
     """Which entries match somewhere in the bytes, one DFA pass (indices in Add order)."""
     return _Set(re2.Set.SearchSet, entries).match

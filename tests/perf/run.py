@@ -24,6 +24,7 @@ from tests.perf.api_perf import api_section
 from tests.perf.benchmark_perf import benchmark_section
 from tests.perf.classify_by_language_perf import classify_by_language_section
 from tests.perf.cli_start_perf import cli_start_section
+from tests.perf.first_pass_perf import first_pass_section
 from tests.perf.ingest_perf import ingest_section
 from tests.perf.language_perf import language_section
 from tests.perf.scale_perf import scale_section
@@ -140,6 +141,7 @@ def startup_section() -> dict[str, Any]:
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "engine": engine_section,
     "classify_by_language": classify_by_language_section,
+    "first_pass": first_pass_section,
     "adversarial": adversarial_section,
     "startup": startup_section,
     "cli_start": cli_start_section,

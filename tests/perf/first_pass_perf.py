@@ -16,13 +16,9 @@ is most of the gap between the first pass's mean and its median.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.perf.fresh import run_fresh
 
 _FIRST_PASS = """
 import json, resource, statistics, time
@@ -62,14 +58,6 @@ print(json.dumps({
 
 def first_pass_section() -> dict[str, Any]:
     """Per language: first and second pass over the case-table texts (thread CPU time)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _FIRST_PASS],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        timeout=1200,
-    )
-    result: dict[str, Any] = json.loads(out.stdout)
+    result = run_fresh(_FIRST_PASS, timeout=1200)
     result["clock"] = "thread CPU time"
     return result

@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from tests.perf.benchmark_perf import benchmark_section
 from tests.perf.classify_by_language_perf import classify_by_language_section
 from tests.perf.cli_start_perf import cli_start_section
 from tests.perf.first_pass_perf import first_pass_section
+from tests.perf.fresh import run_fresh
 from tests.perf.ingest_perf import ingest_section
 from tests.perf.language_perf import language_section
 from tests.perf.scale_perf import scale_section
@@ -126,16 +126,7 @@ print(json.dumps({
 
 def startup_section() -> dict[str, Any]:
     """Import time and peak memory, in a fresh interpreter so nothing is cached."""
-    out = subprocess.run(
-        [sys.executable, "-c", _STARTUP],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    result: dict[str, Any] = json.loads(out.stdout)
-    return result
+    return run_fresh(_STARTUP, timeout=300)
 
 
 SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {

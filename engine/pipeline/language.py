@@ -171,6 +171,8 @@ class LanguagePipeline:
         self.coded: list[CodedInfo] = []
         coded_entries: list[str] = []
         coded_parts: list[int] = []  # scan coded entry -> finder part, or -1
+        # Finder parts of coded forms whose ordinary sense is a kind of person.
+        predicate_parts: list[int] = []
         if code == "en":
             gates = taxonomy.dogwhistles.gates
             for entry in taxonomy.dogwhistles.entries:
@@ -205,6 +207,8 @@ class LanguagePipeline:
                         )
                         if form_gate is not None:
                             self.coded_gates[anchor_id] = form_gate
+                            if form_gate.corroborate:
+                                predicate_parts.append(len(finder_parts))
                         coded_parts[-1] = len(finder_parts)
                         finder_parts.append(body)
                         finder_groups.append((info, "coded"))
@@ -232,6 +236,11 @@ class LanguagePipeline:
             ascii_spelling=(ascii_parts, ascii_leads or None),
             noun_use=noun_use,
             glue_exclude=[fold_literal(word) for word in pack.glue_exclude],
+            predicate=(
+                (compiler.macro("CODED_PREDICATE_LEAD", where), predicate_parts)
+                if predicate_parts and "CODED_PREDICATE_LEAD" in pack.lexicon
+                else None
+            ),
         )
         compiler.bind_slots(compiler.slot_source(pack.references, where))
         # Patterns, in row order then declaration order. Each is dispatched by a

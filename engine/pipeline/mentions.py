@@ -249,6 +249,7 @@ class MentionFinder:
         ascii_spelling: tuple[Sequence[str], str | None],
         noun_use: NounUseSource | None = None,
         glue_exclude: Sequence[str] = (),
+        predicate: tuple[str, Sequence[int]] | None = None,
     ) -> None:
         self._parts = tuple(parts)
         # Whole ordinary words (normalized, UTF-8) that begin with a group word: the
@@ -285,6 +286,18 @@ class MentionFinder:
                     before, before_kind = self._finder_groups[index - 1]
                     if before is info and before_kind == "term":
                         self._term_of[index] = index - 1
+
+        # Coded forms whose ordinary sense is a kind of person ("thugs"): after a copula
+        # ("X are thugs") the word is the predicate said of the group, not a name for
+        # it, so it is left as text for the patterns to read. The pack's
+        # CODED_PREDICATE_LEAD and the finder groups it applies to.
+        self._predicate: tuple[re2x.Regex, frozenset[int]] | None = None
+        if predicate is not None:
+            lead, predicate_groups = predicate
+            self._predicate = (
+                re2x.Regex(f"(?:^|{NOT_WORD})(?:{lead})\\s+$"),
+                frozenset(predicate_groups),
+            )
 
     def warm(self) -> None:
         """Compile the finders of every group word, in full spelling, now: they serve
@@ -418,6 +431,8 @@ class MentionFinder:
                     )
                     if not _gluable(subject, b_start, b_end, data, end, self._glue_exclude):
                         group = -1
+            if group >= 0 and self._predicate is not None and group in self._predicate[1]:
+                group = self._unless_predicate(data, b_start + 1, group)
             if group >= 0:
                 info, kind = groups[group]
                 if kind == "modifier" and self._noun_use is not None:
@@ -432,6 +447,14 @@ class MentionFinder:
                 # inside it ("بهاين"), so the search goes on from its next boundary.
                 position = max(start + _width(data[start]), position + 1)
         return out, (out if glued and bounded else None)
+
+    def _unless_predicate(self, padded: bytes, start: int, group: int) -> int:
+        """-1 when the coded form at padded byte ``start`` follows a copula (see
+        ``_predicate``), else ``group``."""
+        assert self._predicate is not None
+        window = padded[max(0, start - _NOUN_BEFORE_BYTES) : start]
+        lead = self._predicate[0]
+        return -1 if lead.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0 else group
 
     def _as_noun(self, piece: bytes, padded: bytes, start: int, stop: int, group: int) -> int:
         """The term group of a modifier that stands as a plural noun, else the

@@ -97,6 +97,36 @@ def test_a_people_word_needs_corroboration(
     assert classifier.classify(text).is_harmful is harmful
 
 
+@pytest.mark.parametrize(
+    ("text", "harmful", "mechanism"),
+    [
+        # after a copula the people-word is said of the group: the criminal predicate
+        ("Those Somali lads are thugs, every one of them.", True, "criminalization"),
+        ("Every Romanian man I meet is a thug.", True, "criminalization"),
+        ("Pakistanis are nothing but violent gangbangers.", True, "criminalization"),
+        # as a subject it is the gated coded name again, which nothing corroborates here
+        ("Thugs are animals.", False, None),
+        # said of one person, no group
+        ("My cousin was a thug in high school.", False, None),
+    ],
+)
+def test_a_people_word_after_a_copula_is_the_predicate(
+    classifier: Classifier, text: str, harmful: bool, mechanism: str | None
+) -> None:
+    result = classifier.classify(text)
+    assert result.is_harmful is harmful
+    assert result.harm_mechanism == mechanism
+
+
+def test_a_people_word_after_a_copula_is_not_a_mention(classifier: Classifier) -> None:
+    """The mention finder leaves it as text (CODED_PREDICATE_LEAD), so no second group
+    mark stands where the predicate is."""
+    doc = scan(classifier.pipeline("en"), "Those Somali lads are thugs.", None, None)
+    assert doc is not None
+    named = [doc.text[m.start : m.end] for m in doc.mentions()]
+    assert named and "thugs" not in named
+
+
 def test_an_unambiguous_coinage_names_its_group_alone(classifier: Classifier) -> None:
     result = classifier.classify("Pajeets are vermin.")
     assert result.is_harmful

@@ -26,6 +26,37 @@ hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
+# The modules that classify thousands of texts in every language. Between them they
+# compile nearly every pattern of every pack (and the Arabizi patterns), which takes a
+# process to about 10 GB and two minutes; the compiled programs are shared by every
+# Classifier in a process. Run on two workers, both paid that, and two such processes
+# with the rest of the suite outgrew the machine's 24 GB (a worker was killed for memory).
+# They are one xdist group (``make test`` runs ``--dist loadgroup``), collected first so
+# one worker takes them at the start while the other runs the rest; every other module
+# is a group of its own, as under ``--dist loadfile``.
+ALL_LANGUAGE_MODULES = (
+    "tests/engine/test_language_cases.py",
+    "tests/engine/test_golden.py",
+    "tests/engine/test_golden_batches.py",
+    "tests/engine/test_golden_shared.py",
+    "tests/engine/test_golden_batches_shared.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    heavy: list[pytest.Item] = []
+    rest: list[pytest.Item] = []
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        if module in ALL_LANGUAGE_MODULES:
+            item.add_marker(pytest.mark.xdist_group("all-languages"))
+            heavy.append(item)
+        else:
+            item.add_marker(pytest.mark.xdist_group(module))
+            rest.append(item)
+    items[:] = heavy + rest
+
+
 @pytest.fixture(scope="session")
 def taxonomy() -> LoadedTaxonomy:
     return load_taxonomy()

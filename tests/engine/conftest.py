@@ -1,9 +1,10 @@
 """Fixtures of the golden-result tests, shared by their modules.
 
-The golden checks are split over several modules (tests/engine/test_golden*.py) so that
-``pytest --dist loadfile`` runs them on every worker at once instead of one module
-holding one worker for minutes at the end of the run; these fixtures are loaded once
-per worker.
+The golden checks are split over several modules (tests/engine/test_golden*.py), one
+per kind of set. Under ``make test`` they run on one worker with the case tables
+(tests/conftest.py, ALL_LANGUAGE_MODULES): every worker that classifies in all eight
+languages compiles nearly the whole taxonomy, about 10 GB, and two such workers outgrew
+the machine. These fixtures are loaded once per worker.
 """
 
 from __future__ import annotations

@@ -40,9 +40,11 @@ ALL_LANGUAGE_MODULES = (
     "tests/engine/test_golden_batches.py",
     "tests/engine/test_golden_shared.py",
     "tests/engine/test_golden_batches_shared.py",
+    "tests/engine/test_linearity.py",
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     heavy: list[pytest.Item] = []
     rest: list[pytest.Item] = []

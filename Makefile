@@ -29,11 +29,12 @@ typecheck: $(STAMP)
 # Two worker processes (pytest-xdist), one file per worker at a time so module-scoped servers
 # start once: the suite's end-to-end tests spend most of their time waiting on subprocesses.
 # The modules that classify in every language are one group on one worker (tests/conftest.py,
-# ALL_LANGUAGE_MODULES): each worker that runs them compiles nearly the whole taxonomy.
+# ALL_LANGUAGE_MODULES): each worker that runs them compiles nearly the whole taxonomy; a 32 MB
+# RE2 budget per program (engine/text/re2x.py) keeps two such workers inside 24 GB.
 # The 25 slowest tests are listed at the end, so a CI log shows where the 15-minute budget goes.
 PYTEST_WORKERS ?= 2
 unit: $(STAMP) browser
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
+	HARMWATCH_REGEX_MAX_MEM_MB=32 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
 
 # Headless Chromium (Debian package) for tests/test_api_browser.py, installed when running as
 # root with apt-get; without it that test skips with the reason (and fails under CI=true).

@@ -11,6 +11,7 @@ release is checked in one place.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,7 +30,28 @@ SET_MAX_MEM = 256 << 20
 # instructions, with two adverb fillers) filled a 64 MB budget on one 280-character
 # text and cost 72 µs a hit that way; with 256 MB the DFA holds and a hit costs 17 µs.
 # Eleven thousand shared-set texts leave the process's peak memory as it was.
-REGEX_MAX_MEM = 256 << 20
+#
+# HARMWATCH_REGEX_MAX_MEM_MB lowers (or raises) that budget for a process that must
+# hold every language's programs in less memory: results are the same (RE2 only walks
+# more texts with its NFA), and a program too large for the budget fails at load, not
+# later. The test suite runs with 32 MB: a worker that classifies in all eight
+# languages then peaks near 8 GB instead of 10-12 GB, so two fit on a 24 GB machine.
+_BUDGET_VARIABLE = "HARMWATCH_REGEX_MAX_MEM_MB"
+
+
+def _budget_mb(raw: str | None) -> int:
+    if raw is None or not raw.strip():
+        return 256
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{_BUDGET_VARIABLE}: not a whole number of megabytes: {raw!r}") from None
+    if not 8 <= value <= 4096:
+        raise ValueError(f"{_BUDGET_VARIABLE}: must be between 8 and 4096 (MB), got {value}")
+    return value
+
+
+REGEX_MAX_MEM = _budget_mb(os.environ.get(_BUDGET_VARIABLE)) << 20
 RegexError = re2.error
 SetMatch = Callable[[bytes], list[int]]
 

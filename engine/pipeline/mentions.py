@@ -178,7 +178,8 @@ class NounUseSource(NamedTuple):
     end: str | None
 
 
-# How many bytes before a modifier a NOUN_BEFORE determiner is looked for.
+# How many bytes before a word a NOUN_BEFORE determiner or a CODED_PREDICATE_LEAD is
+# looked for.
 _NOUN_BEFORE_BYTES = 48
 
 
@@ -214,8 +215,13 @@ class _NounUse(NamedTuple):
         before, end = self.closing
         if end.match(re2x.ANCHOR_START, padded, stop, len(padded))[0][0] < 0:
             return False
-        window = padded[max(0, start - _NOUN_BEFORE_BYTES) : start]
-        return before.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0
+        return _preceded_by(before, padded, start)
+
+
+def _preceded_by(lead: re2x.Regex, padded: bytes, start: int) -> bool:
+    """Whether ``lead`` (anchored at its end) matches in the bytes just before ``start``."""
+    window = padded[max(0, start - _NOUN_BEFORE_BYTES) : start]
+    return lead.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0
 
 
 # Subsets compiled before a process switches to the finder of every group word:
@@ -452,9 +458,7 @@ class MentionFinder:
         """-1 when the coded form at padded byte ``start`` follows a copula (see
         ``_predicate``), else ``group``."""
         assert self._predicate is not None
-        window = padded[max(0, start - _NOUN_BEFORE_BYTES) : start]
-        lead = self._predicate[0]
-        return -1 if lead.match(re2x.UNANCHORED, window, 0, len(window))[0][0] >= 0 else group
+        return -1 if _preceded_by(self._predicate[0], padded, start) else group
 
     def _as_noun(self, piece: bytes, padded: bytes, start: int, stop: int, group: int) -> int:
         """The term group of a modifier that stands as a plural noun, else the

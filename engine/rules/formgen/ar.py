@@ -142,6 +142,8 @@ STEMS: dict[str, Stems] = {
         _s("مبيد"),
         _s("مباد"),
     ),
+    # trample (Egyptian and Levantine: يدوس, passive اتداس / ينداس)
+    "داس": Stems(_s("دس"), _s("داس"), _s("دوس"), _s("دوس"), _s("دوس"), _s("دايس"), _s("مدوس")),
     "قوص": Stems(_s("قوص"), _s("قوص"), _s("قوص"), _s("قوص"), _s("تقويص"), _s("مقوص"), _s("مقوص")),
     # defective roots (final ي)
     "صفي": Stems(
@@ -527,7 +529,14 @@ def verb(lemma: str) -> Paradigm:
             base = stem[1:] if stem.startswith("ا") else stem
             for lead in ("ات", "ان"):
                 passive.extend(_plural_suffix(lead + base, s, d) for s in ("", "ت", "وا", "و"))
-        for stem in stems.impf:
+        # A hollow root's passive imperfect keeps the perfect's long ا (يتداس, ينباع,
+        # هيتقال), not the imperfect's و/ي: the bare perfect stem joins the imperfect's.
+        hollow = [
+            base
+            for stem in stems.past_v
+            if len(base := stem[1:] if stem.startswith("ا") else stem) == 3 and base[1] == "ا"
+        ]
+        for stem in dict.fromkeys((*stems.impf, *hollow)):
             for lead in ("يت", "تت", "نت", "ين", "تن", "نن"):
                 bare = [_plural_suffix(lead + stem, s, d) for s in ("", "و", "وا", "ون", "ي")]
                 passive.extend(bare)

@@ -46,6 +46,10 @@ def shipped() -> LoadedTaxonomy:
         ("مات", "past3", ["ماتوا"]),
         ("صفي", "subj3", ["يصفوا", "يصفي"]),
         ("اباد", "fut1", ["هنبيد", "سنبيد"]),
+        # a hollow root's passive imperfect keeps the perfect's alif
+        ("داس", "pass", ["اتداس", "ينداسوا", "هيتداسوا", "يتداس"]),
+        ("اباد", "pass", ["يتباد", "هيتبادوا"]),
+        ("داس", "subj1", ["ندوس", "ندوسوا"]),
         ("اغتصب", "inf", ["اغتصاب"]),
         # phrasal verbs keep their preposition after every form
         ("قضي علي", "inf", ["قضاء علي", "القضاء علي"]),

@@ -27,7 +27,7 @@ from engine.rules.regex_syntax import (
     group_end,
     know_min_length,
 )
-from engine.rules.variants import TypoVariants, concrete_forms
+from engine.rules.variants import TypoVariants, concrete_forms, swaps_only
 from engine.text.normalize import fold_char, fold_literal
 
 __all__ = [
@@ -48,6 +48,8 @@ NOT_WORD = r"[^\pL\pN]"
 NEVER = r"[^\x00-\x{10FFFF}]"
 _CLASS_SPECIAL = frozenset("\\]^-[")
 _REGEX_SPECIAL = frozenset(".^$*+?()[]{}|\\")
+# Parts of speech whose generated forms take typo spellings in a typo-spelled entry.
+_TYPO_POS = frozenset({"noun", "adj"})
 _QUANTIFIER = re.compile(r"\d+(?:,\d*)?")
 # {F}, {F<=2}, {F:ADV}, {F:ADV<=3}: a filler, optionally restricted to a lexicon
 # entry, optionally bounded below the language's filler_max_words.
@@ -166,6 +168,8 @@ class PatternCompiler:
         memo: dict[tuple[object, ...], Any] | None = None,
     ) -> None:
         self._typo = TypoVariants(obfuscation, typo_exclude)
+        # Generated forms take swapped letters only (variants.swaps_only).
+        self._typo_swaps = TypoVariants(swaps_only(obfuscation), typo_exclude)
         # Compiled sources from an earlier process for the same taxonomy and engine
         # (engine.rules.cache.CompileMemo): expanding a language's patterns takes
         # longer than compiling their RE2 automata, and its result never changes.
@@ -173,7 +177,10 @@ class PatternCompiler:
         self._lexicon = lexicon
         self._words = words
         self._frames = frames or {}
-        self._word_cache: dict[str, str] = {}
+        self._word_cache: dict[tuple[str, bool], str] = {}
+        # Set while a typo-spelled lexicon entry's terms are translated: the noun and
+        # adjective classes they name then take typo spellings of their forms too.
+        self._typo_words = False
         self._obfuscation = obfuscation
         self._classes = obfuscation.letter_classes
         self._widened: dict[str, str] = {}
@@ -235,7 +242,11 @@ class PatternCompiler:
                         for v in self._typo.variants(head, multiword=True, doublings=doublings)
                     )
                 continue
-            parts.append(self.translate(term, where=where, allow_slots=False))
+            self._typo_words = typo
+            try:
+                parts.append(self.translate(term, where=where, allow_slots=False))
+            finally:
+                self._typo_words = False
             if typo:
                 parts.extend(
                     self._plain(v)
@@ -275,24 +286,45 @@ class PatternCompiler:
         self._macro_cache[name] = compiled
         return compiled
 
-    def word_class(self, spec: str, where: str) -> str:
-        """``{W:CLASS[:slots]}``: every generated form of the class, as one alternation."""
-        cached = self._word_cache.get(spec)
-        if cached is not None:
-            return cached
+    def word_class(self, spec: str, where: str, *, typo: bool = False) -> str:
+        """``{W:CLASS[:slots]}``: every generated form of the class, as one alternation.
+
+        With ``typo`` (the class is named in a typo-spelled lexicon entry) a noun or
+        adjective class adds its forms with two neighbouring letters swapped ("قورد"
+        for قرود), the commonest evasion: generated forms are the words an evasion
+        misspells. Dropped letters stay out (see ``_typo_swaps``), and verb classes
+        stay exact: their forms run to hundreds per lemma.
+        """
         if self._words is None:
             raise PatternError(f"{where}: word class {{W:{spec}}} but the pack has no words")
+        typo = typo and self._words.pos(spec) in _TYPO_POS
+        cached = self._word_cache.get((spec, typo))
+        if cached is not None:
+            return cached
         forms = self._words.forms(spec, where)
-        compiled = (
-            "(?:" + self.translate(form_trie(forms), where=where, allow_slots=False) + ")"
-            if forms
-            else NEVER
-        )
+        extra: list[str] = []
+        if typo:
+            exact = set(forms)
+            extra = sorted(
+                {
+                    v
+                    for form in forms
+                    for v in self._typo_swaps.variants(form, multiword=False)
+                    if v not in exact
+                }
+            )
         if forms:
+            body = self.translate(form_trie(forms), where=where, allow_slots=False)
+            if extra:
+                body += "|" + "|".join(self._plain(v) for v in extra)
+            compiled = "(?:" + body + ")"
             # Every letter is one character (widened to a class at most); a space
             # matches whitespace or none: the shortest form without its spaces.
-            know_min_length(compiled, min(len(form.replace(" ", "")) for form in forms))
-        self._word_cache[spec] = compiled
+            shortest = min(len(form.replace(" ", "")) for form in (*forms, *extra))
+            know_min_length(compiled, shortest)
+        else:
+            compiled = NEVER
+        self._word_cache[(spec, typo)] = compiled
         return compiled
 
     def frame(self, kind: str, where: str) -> str:
@@ -739,7 +771,7 @@ class PatternCompiler:
     def _token(self, inner: str, where: str) -> str:
         """A lexicon macro, a word class or a frame, expanded."""
         if inner.startswith("W:"):
-            return self.word_class(inner[2:], where)
+            return self.word_class(inner[2:], where, typo=self._typo_words)
         if inner.startswith("FRAME:"):
             return self.frame(inner[6:], where)
         return self.macro(inner, where)

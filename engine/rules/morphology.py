@@ -217,6 +217,11 @@ class WordBook:
     def names(self) -> Iterable[str]:
         return self._words.keys()
 
+    def pos(self, spec: str) -> str | None:
+        """The part of speech of the class a ``{W:...}`` spec names (None: no such class)."""
+        entry = self._words.get(spec.partition(":")[0])
+        return entry.pos if entry is not None else None
+
     def forms(self, spec: str, where: str) -> list[str]:
         """The forms a ``{W:CLASS}`` or ``{W:CLASS:slot,slot}`` token stands for."""
         name, _, slot_list = spec.partition(":")

@@ -59,6 +59,19 @@ def typo_variants(
     return out
 
 
+def swaps_only(obfuscation: Obfuscation) -> Obfuscation:
+    """The typo settings for generated forms: two neighbouring letters swapped, nothing else.
+
+    A dropped letter turned Arabic plurals into ordinary words ('بعوض' mosquitoes ->
+    'بعض' some, 'قاذورات' -> 'قادرات' capable), and generated forms are too many to
+    vet one by one; the swaps that are words of their own go to the pack's
+    ``typo_exclude`` (a test checks them against simplemma's tables).
+    """
+    return obfuscation.model_copy(
+        update={"typo_deletions": False, "typo_degemination": False, "typo_doublings": False}
+    )
+
+
 def concrete_forms(term: str) -> list[str] | None:
     """Spell out a simple term's forms ("rats?" -> rat, rats); None if not simple."""
     match = _SIMPLE_TERM.match(term)

@@ -142,6 +142,8 @@ STEMS: dict[str, Stems] = {
         _s("مبيد"),
         _s("مباد"),
     ),
+    # form II sterilize: imperative without alif, verbal noun تعقيم (issue 12 class 2)
+    "عقم": Stems(_s("عقم"), _s("عقم"), _s("عقم"), _s("عقم"), _s("تعقيم"), _s("معقم"), _s("معقم")),
     # trample (Egyptian and Levantine: يدوس, passive اتداس / ينداس)
     "داس": Stems(_s("دس"), _s("داس"), _s("دوس"), _s("دوس"), _s("دوس"), _s("دايس"), _s("مدوس")),
     "قوص": Stems(_s("قوص"), _s("قوص"), _s("قوص"), _s("قوص"), _s("تقويص"), _s("مقوص"), _s("مقوص")),

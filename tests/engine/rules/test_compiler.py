@@ -8,12 +8,15 @@ to read, independent of whatever the shipped language packs contain today.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import re2
 
 from engine.errors import PatternError
 from engine.rules.compiler import GROUP_MARK, MODIFIER_MARK, PatternCompiler, SlotSource
-from engine.rules.models import LexiconEntry, Obfuscation
+from engine.rules.models import LexiconEntry, Obfuscation, WordClass
+from engine.rules.morphology import FormsFile, WordBook
 from engine.rules.regex_syntax import has_assertion, min_length
 from engine.rules.variants import concrete_forms, typo_variants
 from engine.text.normalize import normalize
@@ -553,3 +556,65 @@ def test_budget_sees_through_lexicon_entries() -> None:
     compiler.check_budget("{T} {BIG}", "row X")  # about 335,000 characters: within
     with pytest.raises(PatternError, match=r"row X: expands to .* over the budget"):
         compiler.check_budget("{T} {HUGE}", "row X")
+
+
+# -- typo spellings of generated forms --------------------------------------------
+
+
+def _compiler_with_words() -> PatternCompiler:
+    """A compiler whose pack has one noun class and one verb class, and a typo-spelled
+    lexicon entry naming each (the shape of the packs' ANIMAL and KILL entries)."""
+    words = {
+        "PEST_N": WordClass(pos="noun", lemmas=["roach"]),
+        "CRUSH_V": WordClass(pos="verb", lemmas=["squash"]),
+    }
+    forms = FormsFile(
+        path=Path("forms.yaml"),
+        pos={"roach": "noun", "squash": "verb"},
+        forms={
+            "roach": {"s": ("roach",), "p": ("roaches",)},
+            "squash": {"inf": ("squash",), "pres3": ("squashes",)},
+        },
+    )
+    lexicon = {
+        **LEXICON,
+        "PESTS": LexiconEntry(terms=["{W:PEST_N:p}"], typo=True),
+        "CRUSH": LexiconEntry(terms=["{W:CRUSH_V}"], typo=True),
+    }
+    compiler = PatternCompiler(
+        lexicon=lexicon,
+        obfuscation=OBFUSCATION,
+        filler_max_words=FILLER_MAX,
+        context="test.yaml",
+        words=WordBook(words, forms, "test.yaml", "en"),
+    )
+    references = compiler.terms(["they", "them"], typo=False, where="refs")
+    compiler.bind_slots(
+        SlotSource(
+            references=references,
+            determiners=compiler.macro("DET", "test"),
+            tail=compiler.macro("TAIL", "test"),
+        )
+    )
+    return compiler
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "found"),
+    [
+        # a noun class named in a typo-spelled entry takes its forms' typo spellings
+        ("{T} are {PESTS}", "<g> are roaches", True),
+        ("{T} are {PESTS}", "<g> are raoches", True),
+        # dropped letters stay out: they turned plurals into ordinary words
+        ("{T} are {PESTS}", "<g> are roches", False),
+        # only the slots the entry names: the singular stays out
+        ("{T} are {PESTS}", "<g> are roach", False),
+        # the same class named in a pattern, outside any typo entry, stays exact
+        ("{T} are {W:PEST_N:p}", "<g> are raoches", False),
+        # verb classes stay exact even in a typo-spelled entry
+        ("{CRUSH} {T}", "squash <g>", True),
+        ("{CRUSH} {T}", "sqaush <g>", False),
+    ],
+)
+def test_generated_nouns_take_typo_spellings(source: str, text: str, found: bool) -> None:
+    assert (search(_compiler_with_words(), source, text) is not None) is found

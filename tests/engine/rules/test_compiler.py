@@ -52,14 +52,20 @@ FILLER_MAX = 2
 WHERE = "test.yaml: row D2.4a-001: pattern 0"
 
 
-def make_compiler(typo_exclude: tuple[str, ...] = ()) -> PatternCompiler:
+def make_compiler(
+    typo_exclude: tuple[str, ...] = (),
+    *,
+    lexicon: dict[str, LexiconEntry] | None = None,
+    words: WordBook | None = None,
+) -> PatternCompiler:
     """A compiler with slots bound the way engine.pipeline.language binds them."""
     compiler = PatternCompiler(
-        lexicon=LEXICON,
+        lexicon=LEXICON if lexicon is None else lexicon,
         obfuscation=OBFUSCATION,
         filler_max_words=FILLER_MAX,
         context="test.yaml",
         typo_exclude=typo_exclude,
+        words=words,
     )
     references = compiler.terms(["they", "them", "these people"], typo=False, where="refs")
     compiler.bind_slots(
@@ -581,22 +587,7 @@ def _compiler_with_words() -> PatternCompiler:
         "PESTS": LexiconEntry(terms=["{W:PEST_N:p}"], typo=True),
         "CRUSH": LexiconEntry(terms=["{W:CRUSH_V}"], typo=True),
     }
-    compiler = PatternCompiler(
-        lexicon=lexicon,
-        obfuscation=OBFUSCATION,
-        filler_max_words=FILLER_MAX,
-        context="test.yaml",
-        words=WordBook(words, forms, "test.yaml", "en"),
-    )
-    references = compiler.terms(["they", "them"], typo=False, where="refs")
-    compiler.bind_slots(
-        SlotSource(
-            references=references,
-            determiners=compiler.macro("DET", "test"),
-            tail=compiler.macro("TAIL", "test"),
-        )
-    )
-    return compiler
+    return make_compiler(lexicon=lexicon, words=WordBook(words, forms, "test.yaml", "en"))
 
 
 @pytest.mark.parametrize(

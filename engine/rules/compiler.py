@@ -242,11 +242,13 @@ class PatternCompiler:
                         for v in self._typo.variants(head, multiword=True, doublings=doublings)
                     )
                 continue
-            self._typo_words = typo
+            # A lexicon macro inside the term sets its own entry's value while it is
+            # translated; the outer term's value holds again for the tokens after it.
+            outer, self._typo_words = self._typo_words, typo
             try:
                 parts.append(self.translate(term, where=where, allow_slots=False))
             finally:
-                self._typo_words = False
+                self._typo_words = outer
             if typo:
                 parts.extend(
                     self._plain(v)

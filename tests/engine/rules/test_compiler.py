@@ -586,6 +586,7 @@ def _compiler_with_words() -> PatternCompiler:
         **LEXICON,
         "PESTS": LexiconEntry(terms=["{W:PEST_N:p}"], typo=True),
         "CRUSH": LexiconEntry(terms=["{W:CRUSH_V}"], typo=True),
+        "PRE_PESTS": LexiconEntry(terms=["{ADV} {W:PEST_N:p}"], typo=True),
     }
     return make_compiler(lexicon=lexicon, words=WordBook(words, forms, "test.yaml", "en"))
 
@@ -609,3 +610,9 @@ def _compiler_with_words() -> PatternCompiler:
 )
 def test_generated_nouns_take_typo_spellings(source: str, text: str, found: bool) -> None:
     assert (search(_compiler_with_words(), source, text) is not None) is found
+
+
+def test_a_macro_before_the_word_class_leaves_its_entry_typo_spelled() -> None:
+    """'{PRE}{W:…}' in a typo entry: compiling the macro first (its own entry is exact)
+    must not switch the typo spellings off for the word class after it."""
+    assert search(_compiler_with_words(), "{T} are {PRE_PESTS}", "<g> are just raoches")

@@ -14,7 +14,9 @@
 - ``StoreReadOnly`` → 503 saying the database is read-only (a write to a file
   nobody may write);
 - ``StoreUnavailable`` → 503, logged with the (password-free) database URL,
-  answered without it: a client has no use for the server's database address.
+  answered without it: a client has no use for the server's database address;
+- ``PackCompileError`` (a language whose combined matcher is over RE2's budget,
+  found at its first text) → 503 naming the language, logged with the file and rows.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from starlette.responses import Response
 from api.encoding import json_response
 from api.limits import with_text_errors
 from api.routing import allowed_methods
+from engine.errors import PackCompileError
 from store import (
     InvalidEvidenceError,
     InvalidSourceId,
@@ -158,6 +161,23 @@ async def on_store_unavailable(_request: Request, exc: Exception) -> Response:
     return json_response({"detail": "the tracking database is unavailable; try again later"}, 503)
 
 
+async def on_pack_compile_error(_request: Request, exc: Exception) -> Response:
+    """A language the server's taxonomy cannot compile: 503 for that language alone.
+
+    The request is fine and other languages keep working; the operator's fix is in
+    the taxonomy, whose file and rows the log names (the client is told the language).
+    """
+    assert isinstance(exc, PackCompileError)
+    log.error("%s", exc)
+    return json_response(
+        {
+            "detail": f"language {exc.language!r} cannot be classified on this server: its "
+            "taxonomy pack does not compile (the server log names the file and rows)"
+        },
+        503,
+    )
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
@@ -169,3 +189,4 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StoreReadOnly, on_store_read_only)
     app.add_exception_handler(StoreUnavailable, on_store_unavailable)
     app.add_exception_handler(DataError, on_unstorable)
+    app.add_exception_handler(PackCompileError, on_pack_compile_error)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.classifier import Classifier
-    from engine.errors import TaxonomyError
+    from engine.errors import PackCompileError, TaxonomyError
     from engine.result import Classification, DogwhistleMatch, Signal, Suppression
     from engine.rules.load import LoadedTaxonomy, load_taxonomy
     from engine.settings import Settings
@@ -28,6 +28,7 @@ __all__ = [
     "Classifier",
     "DogwhistleMatch",
     "LoadedTaxonomy",
+    "PackCompileError",
     "Settings",
     "Signal",
     "Suppression",
@@ -47,6 +48,7 @@ _LAZY: dict[str, str] = {
     "Suppression": "engine.result",
     "Settings": "engine.settings",
     "LoadedTaxonomy": "engine.rules.load",
+    "PackCompileError": "engine.errors",
     "TaxonomyError": "engine.errors",
     "load_taxonomy": "engine.rules.load",
 }

@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Iterable
 
 from engine.amplify.base import Amplifier, NullAmplifier
+from engine.errors import PackCompileError
 from engine.inputs import check_input, resolve_language
 from engine.languages import LANGUAGES, is_auto
 from engine.pipeline.coded import coded_anchor, coded_hits
@@ -25,7 +26,7 @@ from engine.pipeline.suppress import suppress
 from engine.pipeline.targets import target
 from engine.result import Classification, LanguageDetection
 from engine.rules.load import LoadedTaxonomy
-from engine.text import langid
+from engine.text import langid, re2x
 from engine.text.re2x import Span
 from engine.text.script import dominant_script
 
@@ -79,12 +80,15 @@ class Classifier:
             note = None if text.isascii() else self.script_note(text)
         else:
             code, note, detected = self._resolve(language, text)
-        lang = self._pipelines.get(code) or self.pipeline(code)
-        doc = scan(lang, text, context, note)
-        if doc is None:  # no group named, nothing coded: most texts stop here
-            result = self._decider.empty(text, code, note)
-        else:
-            result = self._decide(doc, first_matches(doc))
+        try:
+            lang = self._pipelines.get(code) or self.pipeline(code)
+            doc = scan(lang, text, context, note)
+            if doc is None:  # no group named, nothing coded: most texts stop here
+                result = self._decider.empty(text, code, note)
+            else:
+                result = self._decide(doc, first_matches(doc))
+        except (re2x.SetTooLargeError, re2x.RegexError) as exc:
+            raise self._uncompiled(code, exc) from None
         if detected is not None:
             result.language_detected = detected
         return result
@@ -115,12 +119,22 @@ class Classifier:
         each stage's tables warm: about a fifth faster on 100 tweets (32 -> 26.5 µs a
         text with ``to_dict``). Results come in the order of the items.
         """
+        at_work = [self._default_language]  # the language of the stage, named on failure
+        try:
+            return self._classify_many(items, at_work)
+        except (re2x.SetTooLargeError, re2x.RegexError) as exc:
+            raise self._uncompiled(at_work[0], exc) from None
+
+    def _classify_many(
+        self, items: Iterable[tuple[str, str | None, str | None]], at_work: list[str]
+    ) -> list[Classification]:
         results: list[Classification | None] = []
         pending: list[tuple[int, Doc]] = []
         detections: dict[int, LanguageDetection] = {}
         for text, context, language in items:
             check_input(text, context, language, self.max_text_chars)
             lang, note, detected = self._language(language, text)
+            at_work[0] = lang.code
             if detected is not None:
                 detections[len(results)] = detected
             doc = scan(lang, text, context, note)
@@ -132,6 +146,7 @@ class Classifier:
         proposed: dict[tuple[int, int], list[int]] = {}  # (pipeline, pattern) -> pending
         for position, (_, doc) in enumerate(pending):
             if doc.hits.patterns:
+                at_work[0] = doc.lang.code
                 doc.skeleton()
                 for index in doc.hits.patterns:
                     proposed.setdefault((id(doc.lang), index), []).append(position)
@@ -139,17 +154,32 @@ class Classifier:
         for (_, index), positions in proposed.items():
             for position in positions:
                 doc = pending[position][1]
+                at_work[0] = doc.lang.code
                 first = doc.lang.patterns[index].first_match(doc.skeleton()[1].data)
                 if first is not None:
                     firsts[position].append((index, first))
-        decided = {
-            slot: self._decide(doc, sorted(firsts[position]))
-            for position, (slot, doc) in enumerate(pending)
-        }
+        decided = {}
+        for position, (slot, doc) in enumerate(pending):
+            at_work[0] = doc.lang.code
+            decided[slot] = self._decide(doc, sorted(firsts[position]))
         done = [found if found is not None else decided[slot] for slot, found in enumerate(results)]
         for slot, detected in detections.items():
             done[slot].language_detected = detected
         return done
+
+    def _uncompiled(self, code: str, exc: Exception) -> PackCompileError:
+        """A language whose automata cannot be built, named with its pack's file.
+
+        Each pattern and cue compiles at load; what is left are the combined
+        automata built at a language's first text (the scan Set says which rows
+        weigh most itself: ``set_overflow``)."""
+        where = self.taxonomy.path.parent / self.root.languages[code].file
+        reason = exc if isinstance(exc, re2x.SetTooLargeError) else re2x.error_reason(exc)
+        return PackCompileError(
+            f"{where}: language {code!r} cannot be compiled: {reason}: shorten its longest "
+            "cue, benign or group-word lists, or restrict the word classes they use",
+            code,
+        )
 
     # -- languages -------------------------------------------------------------
     def _language(
@@ -234,7 +264,10 @@ class Classifier:
         requests should not pay for it.
         """
         for code in languages:
-            self.pipeline(code).warm(patterns=patterns)
+            try:
+                self.pipeline(code).warm(patterns=patterns)
+            except (re2x.SetTooLargeError, re2x.RegexError) as exc:
+                raise self._uncompiled(code, exc) from None
 
     def resolve_language(self, language: str | None) -> tuple[str, str | None]:
         """The language to use and, for an unknown code, the fallback note."""

@@ -209,6 +209,36 @@ ERROR_CASES: list[tuple[str, Any, tuple[Any, ...], str]] = [
 ]
 
 
+def test_a_language_whose_pack_cannot_compile_answers_503_and_others_work(
+    shared_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """A scan Set over RE2's budget (tests/engine/pipeline/test_scan_budget.py) is met at
+    the language's first text: that language answers 503 naming it, the log names the
+    file, and the languages already compiled go on answering."""
+    import shutil
+
+    from engine import load_taxonomy
+    from engine.text import re2x
+
+    shutil.copytree(Path(load_taxonomy().path).parent, tmp_path / "taxonomy")
+    own = Classifier(load_taxonomy(tmp_path / "taxonomy" / "taxonomy_v1.yaml"))
+    own.pipeline("ha")  # compiled, but its scan Set is built at its first text
+    with serve(own, shared_url) as test_client:
+        assert test_client.post("/classify/", json={"text": VERMIN}).status_code == 200
+        monkeypatch.setattr(re2x, "SET_MAX_MEM", 256 << 10)
+        with caplog.at_level(logging.ERROR):
+            for path, body in (
+                ("/classify/", {"text": "Wannan rubutu ne.", "language": "ha"}),
+                ("/classify/batch", {"items": [{"text": "Wannan rubutu ne.", "language": "ha"}]}),
+            ):
+                response = test_client.post(path, json=body)
+                assert response.status_code == 503, response.text
+                assert "language 'ha' cannot be classified" in response.json()["detail"]
+                assert "taxonomy" not in response.headers.get("content-type", "")
+        assert str(tmp_path / "taxonomy" / "lang" / "ha.yaml") in caplog.text
+        assert test_client.post("/classify/", json={"text": VERMIN}).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("payload", "loc", "message"),
     [case[1:] for case in ERROR_CASES],

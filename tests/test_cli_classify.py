@@ -183,6 +183,31 @@ def test_missing_taxonomy_file_names_the_file(
     assert_clean_error(run(["classify", HARMFUL]), str(missing))
 
 
+@pytest.mark.parametrize("many", [False, True], ids=["one text", "jsonl input"])
+def test_a_pack_that_cannot_compile_is_a_clean_error_naming_its_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, many: bool
+) -> None:
+    """A language whose scan Set is over RE2's budget fails at its first text
+    (tests/engine/pipeline/test_scan_budget.py): exit 2 naming the pack, no traceback."""
+    import shutil
+
+    from engine import load_taxonomy
+    from engine.text import re2x
+
+    shutil.copytree(Path(load_taxonomy().path).parent, tmp_path / "taxonomy")
+    monkeypatch.setenv("HARMWATCH_TAXONOMY", str(tmp_path / "taxonomy" / "taxonomy_v1.yaml"))
+    monkeypatch.setattr(re2x, "SET_MAX_MEM", 256 << 10)
+    if many:
+        source = tmp_path / "in.jsonl"
+        source.write_text('{"text": "Wannan rubutu ne.", "language": "ha"}\n', encoding="utf-8")
+        result = run(["classify", "--input", str(source), "--output", str(tmp_path / "o.jsonl")])
+    else:
+        result = run(["classify", "Wannan rubutu ne.", "-l", "ha"])
+    # A file run stops at the first such row (every later row of the language would
+    # fail the same way): the pack, not the row, is at fault.
+    assert_clean_error(result, str(tmp_path / "taxonomy" / "lang" / "ha.yaml"))
+
+
 def test_text_and_input_together_is_a_usage_error(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text('"x"\n', encoding="utf-8")

@@ -9,8 +9,10 @@ per-text state lives in a ``Doc``.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from functools import partial
 
-from engine.errors import PatternError, TaxonomyError
+from engine.errors import PackCompileError, PatternError, TaxonomyError
 from engine.pipeline.arabizi import PackVocabulary, literal_words, transliterator, widened
 from engine.pipeline.coded import CodedInfo
 from engine.pipeline.cues import CueBook, CueFinder, CuePresence, bounded
@@ -51,6 +53,38 @@ def final_entry(part: str) -> str:
     component only occurs inside a longer word is no longer a candidate.
     """
     return f"(?:{part})(?:{NOT_WORD}|$)"
+
+
+def set_overflow(
+    where: str,
+    code: str,
+    patterns: Sequence[PatternInfo],
+    entries: Sequence[str],
+    anchor_count: int,
+    by_key: dict[int, list[tuple[int, tuple[int, ...]]]],
+    exc: re2x.SetTooLargeError,
+) -> PackCompileError:
+    """The error for a scan Set over RE2's budget, naming the rows that weigh most.
+
+    Each pattern loads and compiles on its own; only the language's Set of every
+    dispatch part is over the budget, at the language's first text. The message says
+    where the size comes from (the expanded characters of each row's parts; a part
+    shared by rows counts for each), so the author knows what to shorten.
+    """
+    weight: dict[str, int] = {"the group words (anchors)": sum(map(len, entries[:anchor_count]))}
+    for key, proposed in by_key.items():
+        for pattern, others in proposed:
+            label = f"row {patterns[pattern].row.id}"
+            size = len(entries[key]) + sum(len(entries[i]) for i in others)
+            weight[label] = weight.get(label, 0) + size
+    largest = sorted(weight.items(), key=lambda item: item[1], reverse=True)[:3]
+    named = ", ".join(f"{label} ({size:,} characters)" for label, size in largest)
+    return PackCompileError(
+        f"{where}: the scan of language {code!r} cannot be built: {exc}; the largest "
+        f"parts come from {named}: shorten those patterns, or restrict the word classes "
+        "and lexicon entries they use to what they need",
+        code,
+    )
 
 
 class LanguagePipeline:
@@ -315,6 +349,9 @@ class LanguagePipeline:
             by_key=by_key,
             ascii_spelling=(self._ascii("scan", entries), self._ascii("coded", coded_entries)),
             gate_parts=ascii_parts,
+            overflow=partial(
+                set_overflow, where, code, self.patterns, entries, len(set_entries), by_key
+            ),
         )
         self.vocabulary = PackVocabulary(
             [

@@ -12,7 +12,7 @@ scanned only for texts that name a group: see ``Scanner``.)
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.pipeline.doc import Doc
@@ -209,8 +209,14 @@ class ScriptScanner:
         by_key: dict[int, list[tuple[int, tuple[int, ...]]]],
         ascii_spelling: tuple[Sequence[str], Sequence[str]],
         gate_parts: Sequence[str] = (),
+        overflow: Callable[[re2x.SetTooLargeError], Exception] | None = None,
     ) -> None:
         self.entries: tuple[str, ...] = tuple(entries)  # kept for diagnostics
+        # Turns a Set over RE2's budget into an error naming the pack's file and rows,
+        # kept: the taxonomy does not change under a running process, and building the
+        # Set again for every text of the language would cost seconds each.
+        self._overflow = overflow
+        self._failed: Exception | None = None
         self._coded_entries = tuple(coded_entries)
         # ``ascii_only`` of the entries and of the coded entries (the language's
         # compile memo keeps them).
@@ -225,22 +231,31 @@ class ScriptScanner:
 
     def _build(self, ascii: bool) -> Scanner:
         with self._lock:
+            if self._failed is not None:
+                raise self._failed
             built = self._ascii if ascii else self._unicode
             if built is None:
                 entries, coded = (
                     self._ascii_spelling if ascii else (self.entries, self._coded_entries)
                 )
-                built = Scanner(
-                    entries,
-                    anchor_count=self._anchor_count,
-                    coded_entries=coded,
-                    by_key=self._by_key,
-                )
+                try:
+                    built = Scanner(
+                        entries,
+                        anchor_count=self._anchor_count,
+                        coded_entries=coded,
+                        by_key=self._by_key,
+                    )
+                except re2x.SetTooLargeError as exc:
+                    raise self._fail(exc) from None
                 if ascii:
                     self._ascii = built
                 else:
                     self._unicode = built
         return built
+
+    def _fail(self, exc: re2x.SetTooLargeError) -> Exception:
+        self._failed = exc if self._overflow is None else self._overflow(exc)
+        return self._failed
 
     def warm(self) -> None:
         """Build the full spelling now (a server, before its first text): it serves
@@ -271,8 +286,13 @@ class ScriptScanner:
 
     def _gated(self) -> _Gate:
         with self._lock:
+            if self._failed is not None:
+                raise self._failed
             if self._gate is None:
-                self._gate = _Gate(self._gate_parts, self._ascii_spelling[1])
+                try:
+                    self._gate = _Gate(self._gate_parts, self._ascii_spelling[1])
+                except re2x.SetTooLargeError as exc:
+                    raise self._fail(exc) from None
             return self._gate
 
 

@@ -135,14 +135,39 @@ def program(source: str) -> Regex:
     return Regex(source, opts)
 
 
+class SetTooLargeError(Exception):
+    """A Set whose expressions each compile but not together within the budget.
+
+    RE2 says only "failed to compile Set"; the caller knows which file and rows the
+    entries came from (``engine.pipeline.scan.ScriptScanner``), so it says the rest.
+    """
+
+    def __init__(self, count: int, chars: int, budget: int) -> None:
+        super().__init__(
+            f"{count:,} expressions ({chars:,} characters) do not fit RE2's memory budget "
+            f"of {budget / (1 << 20):g} MB for one Set"
+        )
+        self.count = count
+        self.chars = chars
+        self.budget = budget
+
+
 class _Set:
     __slots__ = ("match", "set")
 
     def __init__(self, kind: Callable[[re2.Options], Any], entries: Iterable[str]) -> None:
-        self.set = kind(options(SET_MAX_MEM))
+        budget = SET_MAX_MEM
+        self.set = kind(options(budget))
+        count = chars = 0
         for entry in entries:
             self.set.Add(entry)
-        self.set.Compile()
+            count += 1
+            chars += len(entry)
+        try:
+            self.set.Compile()
+        except RegexError:
+            # Every entry was added (each parsed): only the whole is over the budget.
+            raise SetTooLargeError(count, chars, budget) from None
         self.match: SetMatch = self.set._set.Match  # bytes in, indices out
 
 

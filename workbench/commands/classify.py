@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from engine import Classifier, build_classifier
+from engine import Classifier, PackCompileError, build_classifier
 from engine.validation import Sample
 from workbench.options import (
     ContextCol,
@@ -286,6 +286,8 @@ def _record(
         return _error(line, item.item_id, item.problem)
     try:
         result = classifier.classify(item.text, context=item.context, language=item.language)
+    except PackCompileError:
+        raise  # the taxonomy, not this row: every later row of the language would fail
     except (TypeError, ValueError) as exc:  # a context over the limit
         tally.errors += 1
         return _error(line, item.id, str(exc))

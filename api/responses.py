@@ -49,6 +49,13 @@ TAMPERED_HEAD: Responses = {
         "in the database): nothing was appended; verify the source.",
     }
 }
+UNCOMPILED: Responses = {
+    503: {
+        "model": ErrorMessage,
+        "description": "The requested language's taxonomy pack does not compile on this "
+        "server (the server log names the file and rows); other languages answer.",
+    }
+}
 UNAVAILABLE: Responses = {
     503: {"model": ErrorMessage, "description": "The tracking database cannot be reached."}
 }

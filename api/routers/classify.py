@@ -21,10 +21,12 @@ from api.edge import record_classified
 from api.encoding import JSON, json_response
 from api.limits import check_texts
 from api.models import BatchRequest, BatchResponse, Classification, ClassifyRequest
-from api.responses import INTERNAL, TOO_LARGE, VALIDATION
+from api.responses import INTERNAL, TOO_LARGE, UNCOMPILED, VALIDATION
 
 router = APIRouter(
-    prefix="/classify", tags=["classify"], responses={**VALIDATION, **TOO_LARGE, **INTERNAL}
+    prefix="/classify",
+    tags=["classify"],
+    responses={**VALIDATION, **TOO_LARGE, **UNCOMPILED, **INTERNAL},
 )
 
 

@@ -67,17 +67,55 @@ class PackVocabulary:
 
     def __init__(self, entries: Iterable[str]) -> None:
         self._entries = tuple(dict.fromkeys(entries))
-        self._match: re2x.SetMatch | None = None
+        self._matches: tuple[re2x.SetMatch, ...] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, word: str) -> bool:
-        match = self._match
-        if match is None:
+        matches = self._matches
+        if matches is None:
             with self._lock:
-                if self._match is None:
-                    self._match = re2x.full_match_set(self._entries)
-                match = self._match
-        return bool(match(word.encode("utf-8")))
+                if self._matches is None:
+                    self._matches = _split_sets(self._entries)
+                matches = self._matches
+        data = word.encode("utf-8")
+        return any(match(data) for match in matches)
+
+
+# Characters of expression per vocabulary Set: a third of what one 256 MB Set held.
+_VOCABULARY_CHUNK = 1_000_000
+
+
+def _split_sets(entries: tuple[str, ...]) -> tuple[re2x.SetMatch, ...]:
+    """Full-match Sets over the entries, a million characters each, halved again if one
+    is still over RE2's budget.
+
+    The vocabulary holds every widened pattern part of the pack (about three million
+    characters for Arabic); one Set of them sat at the edge of the budget, and a
+    pattern added anywhere in the pack pushed it over (RE2 also logs to stderr while
+    it gives up). Only whether some entry matches is asked, so several Sets answer
+    the same; a word is checked against three or four of them.
+    """
+    chunks: list[tuple[str, ...]] = []
+    chunk: list[str] = []
+    size = 0
+    for entry in entries:
+        if chunk and size + len(entry) > _VOCABULARY_CHUNK:
+            chunks.append(tuple(chunk))
+            chunk, size = [], 0
+        chunk.append(entry)
+        size += len(entry)
+    chunks.append(tuple(chunk))
+    return tuple(match for part in chunks for match in _fitting(part))
+
+
+def _fitting(entries: tuple[str, ...]) -> tuple[re2x.SetMatch, ...]:
+    try:
+        return (re2x.full_match_set(entries),)
+    except re2x.SetTooLargeError:
+        if len(entries) < 2:
+            raise
+    half = len(entries) // 2
+    return _fitting(entries[:half]) + _fitting(entries[half:])
 
 
 def literal_words(pack: LanguagePack) -> list[str]:

@@ -45,6 +45,14 @@ _EXTRA_FOLDS: dict[str, str] = {
     "ئ": "ي",
     "ک": "ك",
     "ی": "ي",
+    # Dialect letters borrowed from Persian (issue 12 class 3): Iraqi and Gulf write the
+    # g-sound of qaf as گ ('نحرگ' for 'نحرق') and their ch-sound of kaf as چ ('چلاب'
+    # for 'كلاب'); ڤ and پ are v and p in loanwords. Folding چ to ك is uncertain where
+    # it spells a loanword's ch, which harmwatch's packs do not use.
+    "گ": "ق",
+    "چ": "ك",
+    "ڤ": "ف",
+    "پ": "ب",
     "ـ": "",
     "ɓ": "b",
     "ɗ": "d",

@@ -172,3 +172,19 @@ def test_other_languages_are_never_spelt(text: str, classifier: Classifier) -> N
     norm = normalize(text)
     if not any("a" <= ch <= "z" for ch in norm.text):
         assert ar.arabizi.apply(norm, ar.known_spelling) is norm
+
+
+@pytest.mark.parametrize("chunk", [10, 40, 1_000_000])
+def test_the_vocabulary_answers_the_same_over_several_sets(
+    chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pack vocabulary is cut into Sets of bounded size (the Arabic one outgrew one
+    Set's budget); any of them matching is a known word, whatever the cut."""
+    from engine.pipeline import arabizi
+
+    monkeypatch.setattr(arabizi, "_VOCABULARY_CHUNK", chunk)
+    words = arabizi.PackVocabulary(["كلاب", "(?:ال)?يهود", "حشر(?:ات|ه)", "قتل(?:وا|و)?", "زباله"])
+    for word in ["كلاب", "اليهود", "يهود", "حشرات", "قتلوا", "زباله"]:
+        assert words(word), word
+    for word in ["كلب", "يهودي", "حشر", "زبال", "ناس"]:
+        assert not words(word), word

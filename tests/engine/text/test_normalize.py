@@ -58,6 +58,8 @@ FOLDS: list[tuple[str, str, str, tuple[int, ...] | None]] = [
     ("arabic tatweel", "ســلام", "سلام", (0, 3, 4, 5)),
     ("arabic harakat", "مُسْلِم", "مسلم", (0, 2, 4, 6)),
     ("arabic lam-alef ligature", "ﻻ", "لا", (0, 0)),
+    ("iraqi and gulf gaf and cheh", "نحرگ چلاب", "نحرق كلاب", None),
+    ("persian ve and pe in loanwords", "ڤيديو پيتزا", "فيديو بيتزا", None),
     ("hausa hooked letters", "ɓarayi ɗan ƙasa ƴan", "barayi dan kasa yan", None),
     ("zero width space", "mus\u200blim", "muslim", (0, 1, 2, 4, 5, 6)),
     ("zero width joiners and bom", "\ufeffk\u200ci\u200dl\u2060l", "kill", (1, 3, 5, 7)),

@@ -77,6 +77,10 @@ _ARTICLE = "ال".encode()
 _WORD_REST = re.compile(rb"(?:[0-9A-Za-z]|[\x80-\xff])*")
 
 
+
+def _has_letter(word: bytes) -> bool:
+    return any(ch.isalpha() for ch in word.decode("utf-8", "replace"))
+
 def _gluable(
     subject: Subject,
     b_start: int,
@@ -439,6 +443,14 @@ class MentionFinder:
                         group = -1
             if group >= 0 and self._predicate is not None and group in self._predicate[1]:
                 group = self._unless_predicate(data, b_start + 1, group)
+            # A group word spelt wholly in stand-ins is a number ("180" reads i-b-o
+            # through the leetspeak classes): a word needs a letter.
+            if (
+                group >= 0
+                and groups[group][0].coded is None
+                and not _has_letter(subject.data[b_start:b_end])
+            ):
+                group = -1
             if group >= 0:
                 info, kind = groups[group]
                 if kind == "modifier" and self._noun_use is not None:

@@ -77,9 +77,9 @@ _ARTICLE = "ال".encode()
 _WORD_REST = re.compile(rb"(?:[0-9A-Za-z]|[\x80-\xff])*")
 
 
-
 def _has_letter(word: bytes) -> bool:
     return any(ch.isalpha() for ch in word.decode("utf-8", "replace"))
+
 
 def _gluable(
     subject: Subject,

@@ -982,8 +982,9 @@ def test_no_secret_appears_in_any_response_or_log(
 def test_the_schema_describes_every_route_of_the_contract(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     expected = {
-        ("/classify/", "post"): {"200", "413", "422", "500"},
-        ("/classify/batch", "post"): {"200", "413", "422", "500"},
+        # 503: the language's taxonomy pack does not compile on this server
+        ("/classify/", "post"): {"200", "413", "422", "500", "503"},
+        ("/classify/batch", "post"): {"200", "413", "422", "500", "503"},
         ("/tracking/{source_id}/observe", "post"): {"201", "409", "413", "422", "500", "503"},
         ("/tracking/ingest", "post"): {"200", "413", "422", "500", "503"},
         ("/tracking/{source_id}", "get"): {"200", "404", "422", "500", "503"},

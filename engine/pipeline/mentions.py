@@ -78,6 +78,8 @@ _WORD_REST = re.compile(rb"(?:[0-9A-Za-z]|[\x80-\xff])*")
 
 
 def _has_letter(word: bytes) -> bool:
+    """Whether a matched group word holds a letter: the leetspeak classes let digits
+    stand in for letters, and a word made only of stand-ins is a number ("180")."""
     return any(ch.isalpha() for ch in word.decode("utf-8", "replace"))
 
 

@@ -254,6 +254,8 @@ class ScriptScanner:
         return built
 
     def _fail(self, exc: re2x.SetTooLargeError) -> Exception:
+        """The error to raise now and for every later text: the taxonomy cannot change
+        under a running process, so building the Set again would only cost seconds."""
         self._failed = exc if self._overflow is None else self._overflow(exc)
         return self._failed
 

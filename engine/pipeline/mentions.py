@@ -77,9 +77,15 @@ _ARTICLE = "ال".encode()
 _WORD_REST = re.compile(rb"(?:[0-9A-Za-z]|[\x80-\xff])*")
 
 
+_ASCII_LETTER = re.compile(rb"[A-Za-z]")
+
+
 def _has_letter(word: bytes) -> bool:
     """Whether a matched group word holds a letter: the leetspeak classes let digits
-    stand in for letters, and a word made only of stand-ins is a number ("180")."""
+    stand in for letters, and a word made only of stand-ins is a number ("180").
+    Runs on every mention, so an ASCII word is answered without decoding it."""
+    if word.isascii():
+        return _ASCII_LETTER.search(word) is not None
     return any(ch.isalpha() for ch in word.decode("utf-8", "replace"))
 
 

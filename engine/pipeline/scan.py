@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from engine.pipeline.doc import Doc
 from engine.text import re2x, work
@@ -184,6 +184,9 @@ class _Gate:
         return None
 
 
+_Built = TypeVar("_Built")
+
+
 class ScriptScanner:
     """The scan of one language, its Set compiled at the first text that needs it:
     in ``ascii_only`` spelling for an all-ASCII text, in full for any other.
@@ -231,33 +234,36 @@ class ScriptScanner:
 
     def _build(self, ascii: bool) -> Scanner:
         with self._lock:
-            if self._failed is not None:
-                raise self._failed
             built = self._ascii if ascii else self._unicode
             if built is None:
                 entries, coded = (
                     self._ascii_spelling if ascii else (self.entries, self._coded_entries)
                 )
-                try:
-                    built = Scanner(
+                built = self._made(
+                    lambda: Scanner(
                         entries,
                         anchor_count=self._anchor_count,
                         coded_entries=coded,
                         by_key=self._by_key,
                     )
-                except re2x.SetTooLargeError as exc:
-                    raise self._fail(exc) from None
+                )
                 if ascii:
                     self._ascii = built
                 else:
                     self._unicode = built
         return built
 
-    def _fail(self, exc: re2x.SetTooLargeError) -> Exception:
-        """The error to raise now and for every later text: the taxonomy cannot change
-        under a running process, so building the Set again would only cost seconds."""
-        self._failed = exc if self._overflow is None else self._overflow(exc)
-        return self._failed
+    def _made(self, build: Callable[[], _Built]) -> _Built:
+        """``build()`` (under the lock), or the error of a Set over RE2's budget, kept and
+        raised again for every later text: the taxonomy cannot change under a running
+        process, so building the Set again would only cost seconds."""
+        if self._failed is not None:
+            raise self._failed
+        try:
+            return build()
+        except re2x.SetTooLargeError as exc:
+            self._failed = exc if self._overflow is None else self._overflow(exc)
+            raise self._failed from None
 
     def warm(self) -> None:
         """Build the full spelling now (a server, before its first text): it serves
@@ -288,13 +294,8 @@ class ScriptScanner:
 
     def _gated(self) -> _Gate:
         with self._lock:
-            if self._failed is not None:
-                raise self._failed
             if self._gate is None:
-                try:
-                    self._gate = _Gate(self._gate_parts, self._ascii_spelling[1])
-                except re2x.SetTooLargeError as exc:
-                    raise self._fail(exc) from None
+                self._gate = self._made(lambda: _Gate(self._gate_parts, self._ascii_spelling[1]))
             return self._gate
 
 

@@ -59,6 +59,9 @@ class Mention(NamedTuple):
 
 _IDENTIFIED_MAX = 4096
 _GLUED_MIN_CHARS = 5
+# How far past a glued match a bounded group word that overlaps it is looked for: a
+# group word is a few dozen bytes at most, so the look stays bounded (linear time).
+_BOUNDED_REACH = 96
 # Arabic: a group word with the article (after و ف ب ك ل at most), of five letters
 # or more with it, run into a next word of three letters or more that is not
 # made of the suffixes an Arabic noun or adjective takes. A word such as
@@ -409,7 +412,6 @@ class MentionFinder:
     ) -> tuple[list[Mention], list[Mention] | None]:
         finders = self._finders(subject, hits, glued)
         finder = finders.plain.match if not glued else finders.glued.match
-        trail = 0 if glued else 1
         data = b" " + subject.data + b" "
         groups = self._finder_groups
         out: list[Mention] = []
@@ -424,20 +426,32 @@ class MentionFinder:
                 counter.mentions += 1
             if start < 0:
                 break
+            bounded_here = not glued
+            if glued and not _boundary_at(data, end):
+                # A bounded group word that overlaps the glued one is the better
+                # reading: "the oromo" glued into "s" is "oromos" ("kill the oromos").
+                plain = finders.plain.match(
+                    UNANCHORED, data, start, min(limit, end + _BOUNDED_REACH)
+                )[0]
+                if counter is not None:
+                    counter.regex(min(limit, end + _BOUNDED_REACH) - start)
+                if 0 <= plain[0] < end:
+                    start, end = plain
+                    bounded_here = True
             # Padded coordinates: the first character of the match is the boundary
             # (the pad counts as one), so the mention is [start + w, stop) in
             # padded bytes, which is [start + w - 1, stop - 1) in the text, where
             # ``w`` is the leading boundary's width and ``stop`` is where the
             # trailing boundary character begins (either may be several bytes
             # long: "؟", "«").
-            stop = _last_char_start(data, end) if trail else end
+            stop = _last_char_start(data, end) if bounded_here else end
             b_start, b_end = start + _width(data[start]) - 1, stop - 1
             group = self._identify(finders, subject.data[b_start:b_end])
             led = False
             if group < 0 and finders.lead is not None:
                 b_start, group = self._after_lead(finders, subject.data, b_start, b_end)
                 led = group >= 0
-            if glued and not _boundary_at(data, end):
+            if not bounded_here and not _boundary_at(data, end):
                 if led:  # run into words on both sides: too loose to be a name
                     group = -1
                 bounded = False

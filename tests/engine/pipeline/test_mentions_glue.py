@@ -100,3 +100,22 @@ def test_a_doubled_spelling_before_a_space_is_kept_whole(classifier: Classifier)
     """Only a name run into the next word is cut back: before a space the doubled
     spelling is the whole mention ("Kurdess sont")."""
     assert _mentioned(classifier, "les kurdess sont des rats", glued=True, code="fr") == ["kurdess"]
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "word"),
+    [
+        ("en", "kill the oromos now", "oromos"),
+        ("en", "the amharas must go", "amharas"),
+        ("en", "the kikuyus again", "kikuyus"),
+    ],
+)
+def test_a_bounded_group_word_beats_a_collective_run_into_its_plural(
+    classifier: Classifier, code: str, text: str, word: str
+) -> None:
+    """A collective ("the oromo") is leftmost in "the oromos", but only run into the
+    plural's last letter; the plural that overlaps it ends at a boundary, so the
+    plural is the mention, in the glued search as in the plain one, and the pattern
+    after it is not left to read a stray "s"."""
+    assert _mentioned(classifier, text, glued=True, code=code) == [word]
+    assert _mentioned(classifier, text, glued=False, code=code) == [word]

@@ -427,14 +427,14 @@ class MentionFinder:
             if start < 0:
                 break
             bounded_here = not glued
-            if glued and not _boundary_at(data, end):
+            at_boundary = _boundary_at(data, end)
+            if glued and not at_boundary:
                 # A bounded group word that overlaps the glued one is the better
                 # reading: "the oromo" glued into "s" is "oromos" ("kill the oromos").
-                plain = finders.plain.match(
-                    UNANCHORED, data, start, min(limit, end + _BOUNDED_REACH)
-                )[0]
+                reach = min(limit, end + _BOUNDED_REACH)
+                plain = finders.plain.match(UNANCHORED, data, start, reach)[0]
                 if counter is not None:
-                    counter.regex(min(limit, end + _BOUNDED_REACH) - start)
+                    counter.regex(reach - start)
                 if 0 <= plain[0] < end:
                     start, end = plain
                     bounded_here = True
@@ -451,7 +451,7 @@ class MentionFinder:
             if group < 0 and finders.lead is not None:
                 b_start, group = self._after_lead(finders, subject.data, b_start, b_end)
                 led = group >= 0
-            if not bounded_here and not _boundary_at(data, end):
+            if not bounded_here and not at_boundary:
                 if led:  # run into words on both sides: too loose to be a name
                     group = -1
                 bounded = False

@@ -273,6 +273,9 @@ class BenignContext(Strict):
     id: str
     cues: list[str]
     rows: list[str]
+    # Phrases that, inside the match itself, rule the literal reading out: pest control
+    # near "rats" is literal, but not when the match says the group *are* rats.
+    unless_in_match: list[str] = []
     note: str | None = None
 
 

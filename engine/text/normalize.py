@@ -334,8 +334,11 @@ def _fold_each(text: str, doubled: Doubled = NO_DOUBLED) -> Normalized:
         work.COUNTER.scanned(len(text))
     chars: list[str] = []
     offsets: list[int] = []
+    last = len(text) - 1
     for index, ch in enumerate(text):
         code = ord(ch)
+        if ch in _TATWEEL_SPLITTERS and _splits_tatweel(text, index, last):
+            continue
         folded = _ASCII_FOLD[code] if code < 128 else fold_char(ch)
         if not folded:
             continue
@@ -351,6 +354,22 @@ def _fold_each(text: str, doubled: Doubled = NO_DOUBLED) -> Normalized:
     if len(joined) == len(text) and offsets[-1:] == [len(text) - 1] and _identity(offsets):
         return Normalized(joined, text, None, data)
     return Normalized(joined, text, tuple(offsets), data)
+
+
+# A mark put inside an Arabic word beside a tatweel ("المسـ.ـيحيين", "يتحـ*ـرقوا") to
+# split it past keyword filters (issue 12 class 5): a tatweel joins letters and is
+# never written beside punctuation, so the mark is dropped with it. A tatweel before
+# a mark that ends a sentence ("جميلــ. وبعدين") has no letter after the mark: kept.
+_TATWEEL = "ـ"
+_TATWEEL_SPLITTERS = frozenset(".-_*·•'")
+
+
+def _splits_tatweel(text: str, index: int, last: int) -> bool:
+    before = text[index - 1] if index > 0 else " "
+    after = text[index + 1] if index < last else " "
+    if before == _TATWEEL:
+        return after == _TATWEEL or after.isalpha()
+    return after == _TATWEEL and before.isalpha()
 
 
 # What folding does to a character, when it is not ASCII lowercasing:

@@ -105,7 +105,11 @@ class Scanner:
         self._coded_ids = frozenset(range(coded_start, coded_start + len(coded_entries)))
         self._targets = self._anchor_ids | self._coded_ids
         self._fold_id = new_id[count]
-        self._set_match = re2x.search_set(self.set_entries[i] for i in order[: self._window_start])
+        # Split in two when one Set is over RE2's budget (``re2x.search_sets``): the
+        # Arabizi spelling of the Arabic scan is the one that needs it.
+        self._set_match = re2x.search_sets(
+            [self.set_entries[i] for i in order[: self._window_start]]
+        )
         self._window_match = re2x.search_set(entries[i] for i in windowed) if windowed else None
 
     def scan(self, data: bytes, *, need_target: bool = True, lowered: bool = False) -> ScanHits:

@@ -12,7 +12,7 @@ release is checked in one place.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import re2
@@ -186,6 +186,35 @@ def counted(source: str) -> bool:
 def search_set(entries: Iterable[str]) -> SetMatch:
     """Which entries match somewhere in the bytes, one DFA pass (indices in Add order)."""
     return _Set(re2.Set.SearchSet, entries).match
+
+
+# How many Sets a scan's entries may be split into when one is over the budget.
+SCAN_SET_PIECES = 2
+
+
+def search_sets(entries: Sequence[str], *, pieces: int = SCAN_SET_PIECES) -> SetMatch:
+    """``search_set``, built as up to ``pieces`` Sets (halves) when one is over the budget.
+
+    RE2 caps a program's instructions by its memory budget, and the Arabizi spelling
+    of the Arabic scan (every letter a class of its Latin and digit spellings) sits at
+    that cap: two halves take two DFA passes, on Arabizi texts only, where one more
+    pattern would otherwise make the language fail to build. The hits are the whole
+    Set's (indices in ``entries`` order). A Set that is still over the budget in
+    ``pieces`` parts raises ``SetTooLargeError``, as the single Set does.
+    """
+    try:
+        return search_set(entries)
+    except SetTooLargeError:
+        if pieces < 2 or len(entries) < 2:
+            raise
+    half = len(entries) // 2
+    first = search_sets(entries[:half], pieces=pieces // 2)
+    second = search_sets(entries[half:], pieces=pieces - pieces // 2)
+
+    def match(data: bytes) -> list[int]:
+        return [*first(data), *(half + index for index in second(data))]
+
+    return match
 
 
 def full_match_set(entries: Iterable[str]) -> SetMatch:

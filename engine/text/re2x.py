@@ -195,9 +195,9 @@ SCAN_SET_PIECES = 2
 def search_sets(entries: Sequence[str], *, pieces: int = SCAN_SET_PIECES) -> SetMatch:
     """``search_set``, built as up to ``pieces`` Sets (halves) when one is over the budget.
 
-    RE2 caps a program's instructions by its memory budget, and the Arabizi spelling
+    RE2 bounds a Set's compiled program by its memory budget, and the Arabizi spelling
     of the Arabic scan (every letter a class of its Latin and digit spellings) sits at
-    that cap: two halves take two DFA passes, on Arabizi texts only, where one more
+    that bound: two halves take two DFA passes, on Arabizi texts only, where one more
     pattern would otherwise make the language fail to build. The hits are the whole
     Set's (indices in ``entries`` order). A Set that is still over the budget in
     ``pieces`` parts raises ``SetTooLargeError``, as the single Set does.

@@ -188,28 +188,26 @@ def search_set(entries: Iterable[str]) -> SetMatch:
     return _Set(re2.Set.SearchSet, entries).match
 
 
-# How many Sets a scan's entries may be split into when one is over the budget.
-SCAN_SET_PIECES = 2
-
-
-def search_sets(entries: Sequence[str], *, pieces: int = SCAN_SET_PIECES) -> SetMatch:
-    """``search_set``, built as up to ``pieces`` Sets (halves) when one is over the budget.
+def search_sets(entries: Sequence[str], *, split: bool = True) -> SetMatch:
+    """``search_set``, built as two Sets (halves) when one is over the budget.
 
     RE2 bounds a Set's compiled program by its memory budget, and the Arabizi spelling
     of the Arabic scan (every letter a class of its Latin and digit spellings) sits at
     that bound: two halves take two DFA passes, on Arabizi texts only, where one more
     pattern would otherwise make the language fail to build. The hits are the whole
-    Set's (indices in ``entries`` order). A Set that is still over the budget in
-    ``pieces`` parts raises ``SetTooLargeError``, as the single Set does.
+    Set's (indices in ``entries`` order). When a half is over the budget too, the whole
+    Set's ``SetTooLargeError`` is raised, so the message counts every entry.
     """
     try:
         return search_set(entries)
-    except SetTooLargeError:
-        if pieces < 2 or len(entries) < 2:
+    except SetTooLargeError as whole:
+        if not split or len(entries) < 2:
             raise
-    half = len(entries) // 2
-    first = search_sets(entries[:half], pieces=pieces // 2)
-    second = search_sets(entries[half:], pieces=pieces - pieces // 2)
+        half = len(entries) // 2
+        try:
+            first, second = search_set(entries[:half]), search_set(entries[half:])
+        except SetTooLargeError:
+            raise whole from None
 
     def match(data: bytes) -> list[int]:
         return [*first(data), *(half + index for index in second(data))]

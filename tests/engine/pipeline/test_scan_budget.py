@@ -43,9 +43,14 @@ def test_an_oversized_scan_names_the_file_the_rows_and_the_budget(
     assert again.value is caught.value
 
 
+def _entries() -> list[str]:
+    """Forty expressions of 400 alternatives: one Set needs more than 1 MB."""
+    return [f"(?:{'|'.join(f'w{i}x{j}[a-z]{{1,3}}' for j in range(400))})" for i in range(40)]
+
+
 def test_the_set_error_reports_the_budget_it_was_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(re2x, "SET_MAX_MEM", 1 << 20)
-    entries = [f"(?:{'|'.join(f'w{i}x{j}[a-z]{{1,3}}' for j in range(400))})" for i in range(40)]
+    entries = _entries()
     with pytest.raises(re2x.SetTooLargeError) as caught:
         re2x.search_set(entries)
     assert caught.value.count == 40
@@ -53,15 +58,11 @@ def test_the_set_error_reports_the_budget_it_was_given(monkeypatch: pytest.Monke
     assert "budget of 1 MB" in str(caught.value)
 
 
-def _entries() -> list[str]:
-    return [f"(?:{'|'.join(f'w{i}x{j}[a-z]{{1,3}}' for j in range(400))})" for i in range(40)]
-
-
 def test_a_scan_over_the_budget_is_built_as_two_sets_with_the_same_hits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The Arabizi scan of Arabic sits at RE2's instruction cap: ``search_sets`` builds it
-    as two halves, whose hits are the one Set's, indices and all."""
+    """The Arabizi scan of Arabic sits at RE2's budget: ``search_sets`` builds it as two
+    halves, whose hits are the one Set's, indices and all."""
     entries = _entries()
     text = b"a w3x7ab and w30x399q then w39x0zzz, w0x0a"
     whole = re2x.search_set(entries)(text)  # the default budget holds all of them
@@ -76,9 +77,12 @@ def test_a_scan_over_the_budget_is_built_as_two_sets_with_the_same_hits(
 def test_a_scan_over_the_budget_even_in_halves_still_fails(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The error is the whole Set's: it counts every entry, not a half's."""
+    entries = _entries()
     monkeypatch.setattr(re2x, "SET_MAX_MEM", 1 << 20)
-    with pytest.raises(re2x.SetTooLargeError):
-        re2x.search_sets(_entries())
+    with pytest.raises(re2x.SetTooLargeError) as caught:
+        re2x.search_sets(entries)
+    assert caught.value.count == 40 and caught.value.chars == sum(map(len, entries))
     monkeypatch.setattr(re2x, "SET_MAX_MEM", 4 << 20)
     with pytest.raises(re2x.SetTooLargeError):
-        re2x.search_sets(_entries(), pieces=1)
+        re2x.search_sets(entries, split=False)
